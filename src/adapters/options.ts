@@ -1,0 +1,84 @@
+import type { ErrorFormat } from "../errors/render";
+import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
+
+/** Options of `fromHono` / `fromIttyRouter`, as chanfana 3 has them plus specroute's own. */
+export interface RouterOptions {
+  /** Prefix of every documented path and docs URL (when the router itself is mounted under a base path). */
+  base?: string;
+  /** Document-level OpenAPI fields: info, servers, components (incl. securitySchemes), security, tags. */
+  schema?: DocumentSchema;
+  /** Swagger UI page; `null` disables it. Default `/docs`. */
+  docs_url?: string | null;
+  /** ReDoc page; `null` disables it. Default `/redocs`. */
+  redoc_url?: string | null;
+  /** Scalar page; `null` disables it. Default `/scalar`. */
+  scalar_url?: string | null;
+  /** The JSON document (YAML at the same path ending in `.yaml`); `null` disables it and the pages. */
+  openapi_url?: string | null;
+  /** Version of the served document. Default "3.1". */
+  openapiVersion?: OpenAPIVersion;
+  /** Give routes without an `operationId` one of the form `<method>_<ClassName>`. Default true. */
+  generateOperationIds?: boolean;
+  /** Answer 400 for query parameters the endpoint does not declare. Default true. */
+  raiseUnknownParameters?: boolean;
+  /** Check 200 JSON results against the declared response schema (500 on mismatch). Default false. */
+  validateResponse?: boolean;
+  /** Throw errors (validation included) to the router instead of answering them. Default false. */
+  raiseOnError?: boolean;
+  /** Let errors thrown by `handle` reach the router's error handling unchanged. Default false. */
+  passthroughErrors?: boolean;
+  /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */
+  errorFormat?: ErrorFormat;
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  maxBodySize?: number;
+}
+
+/** Router options with every default applied. */
+export interface ResolvedRouterOptions {
+  base: string;
+  schema: DocumentSchema;
+  docs_url: string | null;
+  redoc_url: string | null;
+  scalar_url: string | null;
+  openapi_url: string | null;
+  openapiVersion: OpenAPIVersion;
+  generateOperationIds: boolean;
+  raiseUnknownParameters: boolean;
+  validateResponse: boolean;
+  raiseOnError: boolean;
+  passthroughErrors: boolean;
+  errorFormat: ErrorFormat;
+  maxBodySize: number;
+}
+
+export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
+  const maxBodySize = options.maxBodySize ?? 1024 * 1024;
+  if (!Number.isFinite(maxBodySize) || maxBodySize < 0) throw new Error("maxBodySize must be a non-negative number");
+  if (options.openapiVersion !== undefined && options.openapiVersion !== "3" && options.openapiVersion !== "3.1") {
+    throw new Error(`openapiVersion must be "3" or "3.1", got ${JSON.stringify(options.openapiVersion)}`);
+  }
+  return {
+    base: trimTrailingSlash(options.base ?? ""),
+    schema: options.schema ?? {},
+    docs_url: urlOption(options.docs_url, "/docs"),
+    redoc_url: urlOption(options.redoc_url, "/redocs"),
+    scalar_url: urlOption(options.scalar_url, "/scalar"),
+    openapi_url: urlOption(options.openapi_url, "/openapi.json"),
+    openapiVersion: options.openapiVersion ?? "3.1",
+    generateOperationIds: options.generateOperationIds ?? true,
+    raiseUnknownParameters: options.raiseUnknownParameters ?? true,
+    validateResponse: options.validateResponse ?? false,
+    raiseOnError: options.raiseOnError ?? false,
+    passthroughErrors: options.passthroughErrors ?? false,
+    errorFormat: options.errorFormat ?? "envelope",
+    maxBodySize,
+  };
+}
+
+function urlOption(value: string | null | undefined, fallback: string): string | null {
+  return value === null ? null : (value ?? fallback);
+}
+
+export function trimTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}

@@ -1,0 +1,224 @@
+import { type CompiledRoute, type Failure, runEndpoint } from "../core/pipeline";
+import { ResponsePlan } from "../core/respond";
+import { isRouteClass, type OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "../core/route";
+import { RoutePlan } from "../core/route-plan";
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { redocPage, scalarPage, swaggerUiPage } from "../docs-ui";
+import { isApiException } from "../errors/exceptions";
+import { buildDocument } from "../openapi/document";
+import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
+import { toYaml } from "../openapi/yaml";
+import { type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
+
+/** Methods that register a documented operation. */
+export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
+
+/** One documented route of a router: what the document is built from. */
+export interface RouteEntry {
+  method: string;
+  /** Path in the router's own syntax, relative to this router (its `base` not included). */
+  path: string;
+  schema: OpenAPIRouteSchema;
+}
+
+/** A handler as the wrapped router calls it. */
+export type RouterHandler = (...args: any[]) => unknown;
+
+const JSON_TYPE = "application/json;charset=UTF-8";
+const YAML_TYPE = "text/yaml;charset=UTF-8";
+const HTML_TYPE = "text/html;charset=UTF-8";
+
+/**
+ * What every router adapter shares: the route table, compiling endpoints at registration, the cached
+ * document, and the docs routes. An adapter supplies how to read its handler arguments and how to
+ * deliver a failure; it registers handlers through its router's public API.
+ */
+export abstract class RouterBase {
+  readonly options: ResolvedRouterOptions;
+  /** Documented routes, nested routers' included, in registration order. */
+  readonly routes: RouteEntry[] = [];
+  /** Set when this router is mounted inside another: its docs routes then step aside. */
+  mounted = false;
+  private readonly documents = new Map<string, { json: string; yaml?: string; doc: OpenAPIDocument }>();
+
+  constructor(options?: RouterOptions) {
+    this.options = resolveOptions(options);
+  }
+
+  /** The fetch Request of a call. */
+  abstract getRequest(args: unknown[]): Request;
+  /** The URL parameters the router matched for a call. */
+  abstract getUrlParams(args: unknown[]): Record<string, string | undefined>;
+  /** The environment bindings of a call (Workers `env`). */
+  abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
+  /** Delivers a rendered failure the router's way: return the Response or throw it. */
+  protected abstract deliverFailure(failure: Failure, args: unknown[]): Response;
+
+  /**
+   * Compiles the endpoint classes among `handlers` for `method path` and returns the handlers to give
+   * the router (other handlers, e.g. middleware, pass through unchanged).
+   */
+  registerRoute(method: string, path: string, handlers: unknown[], documented = true): RouterHandler[] {
+    return handlers.map((handler) => {
+      if (!isRouteClass(handler)) return handler as RouterHandler;
+      const compiled = this.compile(method, path, handler);
+      if (documented) this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler) });
+      return (...args: unknown[]) => this.serve(compiled, args);
+    });
+  }
+
+  /** Adds the routes of a router mounted under `prefix` to this router's document. */
+  mountRouter(prefix: string, nested: RouterBase, nestedPaths: "relative" | "absolute"): void {
+    nested.mounted = true;
+    for (const entry of nested.routes) {
+      const path =
+        nestedPaths === "relative"
+          ? joinPaths(prefix, entry.path)
+          : stripBase(nested.options.base + entry.path, this.options.base);
+      this.addEntry({ ...entry, path });
+    }
+  }
+
+  /** The OpenAPI document of every documented route, built once and cached. */
+  getGeneratedSchema(version = this.options.openapiVersion): OpenAPIDocument {
+    return this.cachedDocument(version).doc;
+  }
+
+  /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
+  protected docsRoutes(): Array<[string, (args: unknown[]) => Response | undefined]> {
+    const { openapi_url, docs_url, redoc_url, scalar_url, base } = this.options;
+    if (openapi_url === null) return [];
+    const routes: Array<[string, (args: unknown[]) => Response | undefined]> = [];
+    const serve = (body: () => string, type: string) => () =>
+      this.mounted ? undefined : new Response(body(), { headers: { "content-type": type } });
+    routes.push([openapi_url, serve(() => this.cachedDocument(this.options.openapiVersion).json, JSON_TYPE)]);
+    routes.push([yamlUrl(openapi_url), serve(() => this.cachedYaml(), YAML_TYPE)]);
+    const page = { openapiUrl: base + openapi_url, title: this.options.schema.info?.title };
+    const pages: Array<[string | null, () => string]> = [
+      [docs_url, () => swaggerUiPage(page)],
+      [redoc_url, () => redocPage(page)],
+      [scalar_url, () => scalarPage(page)],
+    ];
+    for (const [url, html] of pages) {
+      if (url === null) continue;
+      let cached: string | undefined;
+      routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
+    }
+    return routes;
+  }
+
+  private compile(method: string, path: string, EndpointClass: OpenAPIRouteClass): CompiledRoute {
+    const routeOptions: RouteOptions = {
+      router: this,
+      raiseUnknownParameters: this.options.raiseUnknownParameters,
+      route: toOpenAPIPath(this.options.base + path),
+      urlParams: pathParameterNames(path),
+      method,
+    };
+    const endpoint: OpenAPIRoute = new EndpointClass(routeOptions);
+    const schema = endpoint.getSchema();
+    return {
+      endpoint,
+      schema,
+      plan: new RoutePlan(schema, this.options),
+      responder: new ResponsePlan(schema, this.options.validateResponse),
+      errorFormat: this.options.errorFormat,
+      method,
+      label: `${method.toUpperCase()} ${path} (${EndpointClass.name || "anonymous endpoint"})`,
+    };
+  }
+
+  private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass): OpenAPIRouteSchema {
+    const schema = { ...compiled.schema };
+    if (!schema.operationId) {
+      if (!this.options.generateOperationIds) {
+        throw new Error(`Route ${compiled.label} has no operationId and generateOperationIds is off`);
+      }
+      schema.operationId = `${compiled.method}_${EndpointClass.name}`;
+    }
+    return schema;
+  }
+
+  private async serve(compiled: CompiledRoute, args: unknown[]): Promise<Response> {
+    const outcome = await runEndpoint(compiled, args, {
+      request: this.getRequest(args),
+      urlParams: this.getUrlParams(args),
+    });
+    if (outcome.response) return outcome.response;
+    const { failure } = outcome;
+    // raiseOnError hands every error to the router; passthroughErrors only those thrown by handle().
+    if (this.options.raiseOnError || (this.options.passthroughErrors && !failure.duringValidation)) throw failure.error;
+    if (!isApiException(failure.error) && failure.exception.status >= 500) {
+      console.error(`[specroute] unexpected error in ${compiled.label}:`, failure.error);
+    }
+    return this.deliverFailure(failure, args);
+  }
+
+  private addEntry(entry: RouteEntry): void {
+    this.routes.push(entry);
+    this.documents.clear();
+  }
+
+  private cachedDocument(version: ResolvedRouterOptions["openapiVersion"]) {
+    let cached = this.documents.get(version);
+    if (!cached) {
+      const doc = buildDocument(this.documentRoutes(), {
+        openapiVersion: version,
+        schema: this.options.schema,
+        problemDetails: this.options.errorFormat === "problem",
+      });
+      cached = { doc, json: JSON.stringify(doc) };
+      this.documents.set(version, cached);
+    }
+    return cached;
+  }
+
+  private cachedYaml(): string {
+    const cached = this.cachedDocument(this.options.openapiVersion);
+    cached.yaml ??= toYaml(cached.doc);
+    return cached.yaml;
+  }
+
+  /** The route table in the document builder's terms: OpenAPI paths, unique operationIds. */
+  private documentRoutes(): DocumentRoute[] {
+    const used = new Map<string, number>();
+    return this.routes.map((entry) => {
+      let operationId = entry.schema.operationId;
+      if (operationId) {
+        const seen = (used.get(operationId) ?? 0) + 1;
+        used.set(operationId, seen);
+        // The same endpoint class on two paths would repeat its id; OpenAPI requires them unique.
+        if (seen > 1) operationId = `${operationId}_${seen}`;
+      }
+      return {
+        method: entry.method,
+        path: toOpenAPIPath(this.options.base + entry.path),
+        schema: { ...entry.schema, operationId },
+      };
+    });
+  }
+}
+
+/** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */
+export function toOpenAPIPath(path: string): string {
+  const converted = path.replace(/\/+/g, "/").replace(/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, "{$1}");
+  return converted.length > 1 && converted.endsWith("/") ? converted.slice(0, -1) : converted || "/";
+}
+
+/** The `:name` parameters of a router path, in order. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+}
+
+export function joinPaths(prefix: string, path: string): string {
+  const joined = `${prefix.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  return joined.length > 1 && joined.endsWith("/") ? joined.slice(0, -1) : joined;
+}
+
+function stripBase(path: string, base: string): string {
+  return base && path.startsWith(base) ? path.slice(base.length) || "/" : path;
+}
+
+function yamlUrl(openapiUrl: string): string {
+  return openapiUrl.endsWith(".json") ? `${openapiUrl.slice(0, -5)}.yaml` : `${openapiUrl}.yaml`;
+}

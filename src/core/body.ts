@@ -1,0 +1,103 @@
+import { InputValidationException, PayloadTooLargeException } from "../errors/exceptions";
+
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads the body as bytes, refusing more than `limit`: a declared Content-Length over the limit is
+ * refused before reading, and a streamed body is cancelled as soon as it passes the limit.
+ */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (request.body === null) return null;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(limit: number): PayloadTooLargeException {
+  return new PayloadTooLargeException(`Request body is larger than the limit of ${limit} bytes`);
+}
+
+/** Decodes UTF-8, answering 400 for bytes that are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new InputValidationException("Request body is not valid UTF-8", ["body"]);
+  }
+}
+
+/** Deepest nesting of arrays and objects accepted in a JSON body. */
+export const MAX_JSON_DEPTH = 256;
+
+// JSON.parse keeps "__proto__" as an own key, but later assignment-based copies would turn it into a
+// prototype; such keys (also spelled with \u escapes) are refused outright.
+const MAYBE_PROTO_KEY = /__proto__|\\u/;
+
+/** Parses a JSON body: invalid JSON, excessive nesting and `__proto__` keys are 400s, never a crash. */
+export function parseJsonBody(text: string): unknown {
+  let value: unknown;
+  try {
+    value = MAYBE_PROTO_KEY.test(text) ? JSON.parse(text, refuseProtoKey) : JSON.parse(text);
+  } catch (err) {
+    if (err instanceof InputValidationException) throw err;
+    throw new InputValidationException(`Request body is not valid JSON: ${(err as Error).message}`, ["body"]);
+  }
+  // Nesting deeper than the limit needs at least two characters a level, so short bodies skip the walk.
+  if (
+    text.length > 2 * MAX_JSON_DEPTH &&
+    typeof value === "object" &&
+    value !== null &&
+    nestingExceeds(value, MAX_JSON_DEPTH)
+  ) {
+    throw new InputValidationException(`Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, ["body"]);
+  }
+  return value;
+}
+
+function refuseProtoKey(this: unknown, key: string, value: unknown): unknown {
+  if (key === "__proto__") {
+    throw new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
+  }
+  return value;
+}
+
+/** Iterative depth check, so a hostile body cannot overflow the stack here. */
+function nestingExceeds(root: object, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object" && item !== null) stack.push([item, depth + 1]);
+    } else {
+      for (const key in node as object) {
+        const item = (node as Record<string, unknown>)[key];
+        if (typeof item === "object" && item !== null) stack.push([item, depth + 1]);
+      }
+    }
+  }
+  return false;
+}

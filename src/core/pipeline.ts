@@ -1,0 +1,69 @@
+import type { ApiException } from "../errors/exceptions";
+import { type ErrorFormat, renderException, toApiException } from "../errors/render";
+import type { ResponsePlan } from "./respond";
+import type { OpenAPIRoute, RequestState } from "./route";
+import type { RequestInput, RoutePlan } from "./route-plan";
+import type { OpenAPIRouteSchema } from "./schema-types";
+
+/** A registered endpoint: its single instance and the plans compiled from its schema. */
+export interface CompiledRoute {
+  endpoint: OpenAPIRoute;
+  /** The schema as `getSchema()` gave it at registration. */
+  schema: OpenAPIRouteSchema;
+  method: string;
+  plan: RoutePlan;
+  responder: ResponsePlan;
+  errorFormat: ErrorFormat;
+  /** Name used when an unexpected error is logged. */
+  label: string;
+}
+
+/** How a request ended when it did not produce a Response normally. */
+export interface Failure {
+  /** The thrown value, as `handleError` left it. */
+  error: unknown;
+  /** The framework exception it maps to. */
+  exception: ApiException;
+  /** That exception rendered. */
+  response: Response;
+  /** Whether the error came from request validation rather than from `handle`. */
+  duringValidation: boolean;
+}
+
+/** What the pipeline gives back to the adapter: a response, or a failure for the adapter to route. */
+export type Outcome = { response: Response; failure?: undefined } | { response?: undefined; failure: Failure };
+
+/**
+ * Runs one request: a per-request object inheriting from the route's instance, validation, `handle`,
+ * and the conversion of its result. Errors are returned, rendered, for the adapter to deliver.
+ */
+export async function runEndpoint(route: CompiledRoute, args: unknown[], input: RequestInput): Promise<Outcome> {
+  const ctx = Object.create(route.endpoint) as OpenAPIRoute & RequestState;
+  ctx.args = args;
+  let validating = true;
+  try {
+    const { validated, unvalidated } = await route.plan.validate(input);
+    ctx.unvalidatedData = unvalidated;
+    ctx.validatedData = validated;
+    validating = false;
+    const result = await ctx.handle(...args);
+    return { response: route.responder.toResponse(result) };
+  } catch (thrown) {
+    let error: unknown = thrown;
+    try {
+      error = await ctx.handleError(thrown);
+    } catch (rethrown) {
+      error = rethrown;
+    }
+    if (error instanceof Response) return { response: error };
+    const exception = toApiException(error);
+    return {
+      failure: {
+        error,
+        exception,
+        response: renderException(exception, route.errorFormat),
+        duringValidation: validating,
+      },
+    };
+  }
+}

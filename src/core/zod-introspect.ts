@@ -1,0 +1,88 @@
+import type { z } from "zod";
+
+/** The zod definition of a schema, read without importing zod's classes. */
+type Def = { type: string; [key: string]: any };
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as any)._zod.def as Def;
+}
+
+const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
+
+/** Strips optional/default/nullable/readonly/catch wrappers and the input side of pipes. */
+export function unwrapInput(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (let depth = 0; depth < 32; depth++) {
+    const def = defOf(current);
+    if (WRAPPERS.has(def.type)) current = def.innerType;
+    else if (def.type === "pipe") current = def.in;
+    else if (def.type === "lazy") current = def.getter();
+    else return current;
+  }
+  return current;
+}
+
+/** The members of an object schema (looking through wrappers, pipes and refinements), or null. */
+export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null {
+  const inner = unwrapInput(schema);
+  const def = defOf(inner);
+  return def.type === "object" ? (def.shape as Record<string, z.ZodType>) : null;
+}
+
+/** How a string from a URL, header or cookie is turned into the value a field declares. */
+export type ScalarKind = "string" | "number" | "boolean" | "bigint" | "date";
+
+export interface FieldKind {
+  scalar: ScalarKind;
+  /** The field is an array: repeated keys (or one value) become its elements. */
+  array: boolean;
+}
+
+/** Classifies a field schema for coercion; unknown shapes are left as strings for zod to judge. */
+export function fieldKind(schema: z.ZodType): FieldKind {
+  const inner = unwrapInput(schema);
+  const def = defOf(inner);
+  if (def.type === "array") return { scalar: scalarKind(def.element), array: true };
+  if (def.type === "set") return { scalar: scalarKind(def.valueType), array: true };
+  return { scalar: scalarKind(inner), array: false };
+}
+
+function scalarKind(schema: z.ZodType): ScalarKind {
+  const def = defOf(unwrapInput(schema));
+  switch (def.type) {
+    case "number":
+    case "int":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "bigint":
+      return "bigint";
+    case "date":
+      return "date";
+    case "literal":
+      return literalKind(def.values as unknown[]);
+    case "union": {
+      // A union coerces only when every non-null member agrees on one kind.
+      const kinds = new Set(
+        (def.options as z.ZodType[])
+          .filter((option) => defOf(unwrapInput(option)).type !== "null")
+          .map((option) => scalarKind(option)),
+      );
+      return kinds.size === 1 ? [...kinds][0]! : "string";
+    }
+    default:
+      return "string";
+  }
+}
+
+function literalKind(values: unknown[]): ScalarKind {
+  if (values.every((value) => typeof value === "number")) return "number";
+  if (values.every((value) => typeof value === "boolean")) return "boolean";
+  if (values.every((value) => typeof value === "bigint")) return "bigint";
+  return "string";
+}
+
+/** Whether the schema accepts `undefined` (optional, default, or a union with undefined). */
+export function acceptsUndefined(schema: z.ZodType): boolean {
+  return (schema as any)._zod.optin === "optional";
+}

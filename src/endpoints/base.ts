@@ -1,0 +1,120 @@
+import type { z } from "zod";
+import { jsonResponse } from "../core/respond";
+import { OpenAPIRoute } from "../core/route";
+import type { OpenAPIRouteSchema, RequestSchema } from "../core/schema-types";
+import { NotFoundException } from "../errors/exceptions";
+import { type ResolvedMeta, resolveMeta } from "./meta";
+import { errorResponses, jsonResponseConfig, mergeSchema, pickFields, successSchema } from "./schema-helpers";
+import type { FilterCondition, Filters, Meta, SerializerContext } from "./types";
+
+/**
+ * What the five auto endpoints share: the Meta, the schema derived from it once at registration,
+ * path keys turned into filter conditions, the serializer, and the success envelope.
+ */
+export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> extends OpenAPIRoute<HandleArgs> {
+  /** The model this endpoint serves, and how. */
+  declare _meta: Meta;
+
+  /** Set at registration by `getSchema()`; requests inherit it from the registered instance. */
+  protected derivedSchema: OpenAPIRouteSchema | undefined;
+  /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
+  protected pathKeys: string[] = [];
+
+  /** The Meta with its defaults filled in. */
+  get meta(): ResolvedMeta {
+    return resolveMeta(this._meta);
+  }
+
+  /** The request and responses this kind of endpoint derives from the Meta. */
+  protected abstract deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema;
+
+  /** Path keys that must be exactly the model's primary keys, or null for collection endpoints. */
+  protected abstract identifiesObject(): boolean;
+
+  override getSchema(): OpenAPIRouteSchema {
+    if (!this.derivedSchema) {
+      const meta = this.meta;
+      this.pathKeys = this.resolvePathKeys(meta);
+      this.derivedSchema = mergeSchema(this.deriveSchema(meta), this.schema, meta.tags);
+    }
+    return this.derivedSchema;
+  }
+
+  /**
+   * The schema shape all auto endpoints share: path keys as `params`, the given request parts, one
+   * success response wrapping `result`, and the error responses the endpoint can give.
+   */
+  protected describeEndpoint(options: {
+    status: string;
+    description: string;
+    request?: RequestSchema;
+    result: z.ZodType;
+    envelope?: Record<string, z.ZodType>;
+  }): OpenAPIRouteSchema {
+    const params =
+      this.pathKeys.length > 0 ? { params: pickFields(this.meta.fields, this.pathKeys, "Path parameter") } : {};
+    return {
+      request: { ...params, ...options.request },
+      responses: {
+        [options.status]: jsonResponseConfig(options.description, successSchema(options.result, options.envelope)),
+        ...errorResponses(this.identifiesObject()),
+      },
+    };
+  }
+
+  private resolvePathKeys(meta: ResolvedMeta): string[] {
+    const urlParams = this.params?.urlParams ?? [];
+    if (!this.identifiesObject()) return urlParams.filter((name) => name in meta.fields.shape);
+    const pathKeys = meta.pathParameters ?? urlParams;
+    const primaryKeys = meta.model.primaryKeys;
+    if (JSON.stringify(pathKeys) !== JSON.stringify(primaryKeys)) {
+      throw new Error(
+        `Model primaryKeys differ from urlParameters on: ${this.params?.route}: ${JSON.stringify(primaryKeys)} !== ${JSON.stringify(pathKeys)}`,
+      );
+    }
+    return pathKeys;
+  }
+
+  /** The validated path keys as filter conditions, in path order. */
+  protected async pathFilters(): Promise<FilterCondition[]> {
+    const { params } = (await this.getValidatedData()) as { params?: Record<string, unknown> };
+    return this.pathKeys.map((field) => ({ field, operator: "EQ" as const, value: params?.[field] }));
+  }
+
+  /** Default filters: the path keys. */
+  async getFilters(): Promise<Filters> {
+    return { filters: await this.pathFilters() };
+  }
+
+  /** Applies the model serializer. */
+  protected serialize(obj: object, context: SerializerContext): object {
+    return this.meta.model.serializer(obj, context);
+  }
+
+  /** The `{ success: true, result }` response. */
+  protected success(result: unknown, status = 200, extra: Record<string, unknown> = {}): Response {
+    return jsonResponse({ success: true, result, ...extra }, status);
+  }
+
+  protected notFound(): never {
+    throw new NotFoundException();
+  }
+}
+
+/** Update and Delete: fetch the existing object (404 if absent), then before → main → after. */
+export async function onExistingObject<F extends Filters>(
+  endpoint: {
+    getObject(filters: F): Promise<object | null>;
+    before(oldObj: any, filters: F): Promise<F>;
+    after(data: any): Promise<any>;
+  },
+  filters: F,
+  main: (oldObj: any, filters: F) => Promise<object | null>,
+): Promise<{ result: object; filters: F }> {
+  const oldObj = await endpoint.getObject(filters);
+  if (!oldObj) throw new NotFoundException();
+  const prepared = await endpoint.before(oldObj, filters);
+  const result = await main(oldObj, prepared);
+  if (!result) throw new NotFoundException();
+  return { result: await endpoint.after(result), filters: prepared };
+}

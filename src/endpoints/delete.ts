@@ -1,0 +1,44 @@
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { ModelEndpoint, onExistingObject } from "./base";
+import type { ResolvedMeta } from "./meta";
+import type { Filters } from "./types";
+
+/**
+ * DELETE an object identified by the path: `getObject(filters) → before(oldObj, filters) →
+ * delete(oldObj, filters) → after(data)`, answering the deleted object.
+ *
+ * @example
+ * openapi.delete("/tasks/:id", DeleteTask);
+ */
+export abstract class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  protected identifiesObject(): boolean {
+    return true;
+  }
+
+  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+    return this.describeEndpoint({
+      status: "200",
+      description: "The deleted object",
+      result: meta.model.serializerSchema,
+    });
+  }
+
+  /** The stored object the filters identify, or null (answered 404). */
+  abstract getObject(filters: Filters): Promise<object | null>;
+
+  async before(_oldObj: any, filters: Filters): Promise<Filters> {
+    return filters;
+  }
+
+  /** Deletes the object and returns it, or null if it was already gone (answered 404). */
+  abstract delete(oldObj: any, filters: Filters): Promise<object | null>;
+
+  async after(data: any): Promise<any> {
+    return data;
+  }
+
+  async handle(..._args: HandleArgs): Promise<Response> {
+    const { result, filters } = await onExistingObject(this, await this.getFilters(), (old, f) => this.delete(old, f));
+    return this.success(this.serialize(result, { filters: filters.filters }));
+  }
+}

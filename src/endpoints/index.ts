@@ -1,0 +1,21 @@
+export { ModelEndpoint } from "./base";
+export { CreateEndpoint } from "./create";
+export { DeleteEndpoint } from "./delete";
+export { DEFAULT_PER_PAGE, type FilterOperatorName, ListEndpoint, MAX_PER_PAGE } from "./list";
+export { type ResolvedMeta, resolveMeta } from "./meta";
+export { ReadEndpoint } from "./read";
+export type {
+  FilterCondition,
+  FilterOperator,
+  Filters,
+  ListFilters,
+  ListOptions,
+  ListResult,
+  Meta,
+  MetaInput,
+  Model,
+  O,
+  SerializerContext,
+  UpdateFilters,
+} from "./types";
+export { UpdateEndpoint } from "./update";

@@ -1,0 +1,39 @@
+import type { z } from "zod";
+import type { Meta, Model, SerializerContext } from "./types";
+
+/** A Meta with every default filled in, as the endpoints read it. */
+export interface ResolvedMeta {
+  model: Required<Pick<Model, "tableName" | "schema" | "primaryKeys">> & {
+    serializer: (obj: any, context?: SerializerContext) => object;
+    serializerSchema: z.ZodObject;
+  };
+  fields: z.ZodObject;
+  pathParameters: string[] | null;
+  tags?: string[];
+}
+
+const resolved = new WeakMap<Meta, ResolvedMeta>();
+
+/** Fills a Meta's defaults once per Meta object (chanfana's MetaGenerator). */
+export function resolveMeta(meta: Meta): ResolvedMeta {
+  let result = resolved.get(meta);
+  if (!result) {
+    if (!meta?.model?.schema || !Array.isArray(meta.model.primaryKeys)) {
+      throw new Error("_meta must have a model with a schema and primaryKeys");
+    }
+    result = {
+      model: {
+        tableName: meta.model.tableName,
+        schema: meta.model.schema,
+        primaryKeys: meta.model.primaryKeys,
+        serializer: meta.model.serializer ?? ((obj) => obj),
+        serializerSchema: meta.model.serializerSchema ?? meta.model.schema,
+      },
+      fields: meta.fields ?? meta.model.schema,
+      pathParameters: meta.pathParameters ?? null,
+      tags: meta.tags,
+    };
+    resolved.set(meta, result);
+  }
+  return result;
+}

@@ -1,0 +1,43 @@
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { ModelEndpoint } from "./base";
+import type { ResolvedMeta } from "./meta";
+import type { Filters } from "./types";
+
+/**
+ * GET one object by its primary keys in the path: `before(filters) → fetch(filters) → after(data)`;
+ * `fetch` returning null answers 404.
+ *
+ * @example
+ * class GetTask extends ReadEndpoint {
+ *   _meta = { model: { tableName: "tasks", schema: Task, primaryKeys: ["id"] } };
+ *   async fetch(filters: Filters) { return db.get(filters.filters[0].value); }
+ * }
+ */
+export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  protected identifiesObject(): boolean {
+    return true;
+  }
+
+  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+    return this.describeEndpoint({ status: "200", description: "The object", result: meta.model.serializerSchema });
+  }
+
+  async before(filters: Filters): Promise<Filters> {
+    return filters;
+  }
+
+  /** The object the filters identify, or null. */
+  abstract fetch(filters: Filters): Promise<object | null>;
+
+  async after(data: any): Promise<any> {
+    return data;
+  }
+
+  async handle(..._args: HandleArgs): Promise<Response> {
+    const filters = await this.before(await this.getFilters());
+    const found = await this.fetch(filters);
+    if (!found) this.notFound();
+    const data = await this.after(found);
+    return this.success(this.serialize(data, { filters: filters.filters, options: {} }));
+  }
+}

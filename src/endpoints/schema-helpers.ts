@@ -1,0 +1,63 @@
+import { z } from "zod";
+import type { OpenAPIRouteSchema, ResponseConfig } from "../core/schema-types";
+import { InputValidationException, NotFoundException } from "../errors/exceptions";
+
+const WRAPPERS = new Set(["optional", "default", "prefault", "nullable", "readonly"]);
+
+/** A model field without optional/default/nullable wrappers: what a filter on it accepts. */
+export function bareField(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  while (WRAPPERS.has((current as any)._zod.def.type)) current = (current as any)._zod.def.innerType;
+  return current;
+}
+
+/** The members of `fields` named in `keys`, in that order; a missing one is a configuration error. */
+export function pickFields(fields: z.ZodObject, keys: string[], what: string): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const key of keys) {
+    const member = fields.shape[key];
+    if (!member) throw new Error(`${what} "${key}" is not a field of the model`);
+    shape[key] = bareField(member);
+  }
+  return z.object(shape);
+}
+
+/** `fields` without the members named in `keys`. */
+export function omitFields(fields: z.ZodObject, keys: string[]): z.ZodObject {
+  const present = keys.filter((key) => key in fields.shape);
+  return present.length === 0 ? fields : fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
+}
+
+/** The `{ success: true, result }` envelope schema of a successful response. */
+export function successSchema(result: z.ZodType, extra: Record<string, z.ZodType> = {}): z.ZodObject {
+  return z.object({ success: z.literal(true), result, ...extra });
+}
+
+export function jsonResponseConfig(description: string, schema: z.ZodType): ResponseConfig {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** Documented error responses every auto endpoint can answer with. */
+export function errorResponses(notFound: boolean): Record<string, ResponseConfig> {
+  return { ...InputValidationException.schema(), ...(notFound ? NotFoundException.schema() : {}) };
+}
+
+/**
+ * Merges the schema an auto endpoint derives from its Meta with the user's own `schema`: user
+ * request parts, responses and fields win; tags come from the user, else from the Meta.
+ */
+export function mergeSchema(
+  derived: OpenAPIRouteSchema,
+  user: OpenAPIRouteSchema | undefined,
+  metaTags: string[] | undefined,
+): OpenAPIRouteSchema {
+  const merged: OpenAPIRouteSchema = {
+    ...derived,
+    ...user,
+    request: { ...derived.request, ...user?.request },
+    responses: { ...derived.responses, ...user?.responses },
+  };
+  const tags = user?.tags ?? metaTags;
+  if (tags) merged.tags = tags;
+  return merged;
+}

@@ -1,0 +1,71 @@
+import type { z } from "zod";
+
+/** Comparison a filter condition applies. `LIKE` carries the list search term. */
+export type FilterOperator = "EQ" | "NE" | "GT" | "GTE" | "LT" | "LTE" | "IN" | "LIKE";
+
+/** One active filter: the field, how it compares, and the (validated, typed) value. */
+export interface FilterCondition {
+  field: string;
+  operator: FilterOperator;
+  value: unknown;
+}
+
+/** Conditions identifying or restricting objects; path keys come first, in path order. */
+export interface Filters {
+  filters: FilterCondition[];
+}
+
+/** Pagination and ordering of a list request. */
+export interface ListOptions {
+  page: number;
+  per_page: number;
+  order_by?: string;
+  order_by_direction?: "asc" | "desc";
+}
+
+export interface ListFilters extends Filters {
+  options: ListOptions;
+}
+
+export interface UpdateFilters extends Filters {
+  /** Only the fields the client sent, validated. */
+  updatedData: Record<string, unknown>;
+}
+
+/** What `list()` returns; `result_info.total_count` is filled by implementations that can count. */
+export interface ListResult<T> {
+  result: T[];
+  result_info?: { count?: number; page?: number; per_page?: number; total_count?: number };
+}
+
+/** The context handed to a model's serializer. */
+export interface SerializerContext {
+  filters: FilterCondition[];
+  /** Pagination and ordering (List); empty for Read. */
+  options?: Partial<ListOptions>;
+}
+
+/** A data model: its table, schema and primary keys. */
+export interface Model<S extends z.ZodObject = z.ZodObject> {
+  tableName: string;
+  schema: S;
+  primaryKeys: string[];
+  serializer?: (obj: any, context?: SerializerContext) => object;
+  serializerSchema?: z.ZodObject;
+}
+
+/** The `_meta` of an auto endpoint. */
+export interface Meta<S extends z.ZodObject = z.ZodObject> {
+  model: Model<S>;
+  /** Every possible field; defaults to `model.schema`. */
+  fields?: z.ZodObject;
+  /** URL parameter names that identify the resource, in order; defaults to the model's primary keys. */
+  pathParameters?: string[];
+  tags?: string[];
+}
+
+/** Alias kept for chanfana 3 code that names the input type. */
+export type MetaInput<S extends z.ZodObject = z.ZodObject> = Meta<S>;
+
+/** The object type a Meta describes. */
+export type O<M extends Meta> = z.output<M["model"]["schema"]>;

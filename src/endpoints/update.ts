@@ -1,0 +1,58 @@
+import { contentJson } from "../core/content";
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { ModelEndpoint, onExistingObject } from "./base";
+import type { ResolvedMeta } from "./meta";
+import { omitFields } from "./schema-helpers";
+import type { UpdateFilters } from "./types";
+
+/**
+ * PUT or PATCH (chosen by the method it is registered with) an object identified by the path:
+ * `getObject(filters) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
+ * PATCH makes every body member optional; `filters.updatedData` holds only what the client sent.
+ *
+ * @example
+ * openapi.patch("/tasks/:id", UpdateTask);
+ */
+export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  protected identifiesObject(): boolean {
+    return true;
+  }
+
+  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+    const body = omitFields(meta.fields, this.pathKeys);
+    return this.describeEndpoint({
+      status: "200",
+      description: "The updated object",
+      request: { body: contentJson(this.params?.method === "patch" ? body.partial() : body) },
+      result: meta.model.serializerSchema,
+    });
+  }
+
+  /** Path filters plus `updatedData`: the validated body restricted to the members the client sent. */
+  override async getFilters(): Promise<UpdateFilters> {
+    const { body } = (await this.getValidatedData()) as { body: Record<string, unknown> };
+    const sent = ((await this.getUnvalidatedData()).body ?? {}) as Record<string, unknown>;
+    const updatedData: Record<string, unknown> = {};
+    for (const key of Object.keys(body)) if (Object.hasOwn(sent, key)) updatedData[key] = body[key];
+    return { filters: await this.pathFilters(), updatedData };
+  }
+
+  /** The stored object the filters identify, or null (answered 404). */
+  abstract getObject(filters: UpdateFilters): Promise<object | null>;
+
+  async before(_oldObj: any, filters: UpdateFilters): Promise<UpdateFilters> {
+    return filters;
+  }
+
+  /** Applies `filters.updatedData` and returns the object as stored. */
+  abstract update(oldObj: any, filters: UpdateFilters): Promise<object>;
+
+  async after(data: any): Promise<any> {
+    return data;
+  }
+
+  async handle(..._args: HandleArgs): Promise<Response> {
+    const { result, filters } = await onExistingObject(this, await this.getFilters(), (old, f) => this.update(old, f));
+    return this.success(this.serialize(result, { filters: filters.filters }));
+  }
+}

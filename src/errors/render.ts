@@ -1,0 +1,65 @@
+import type { $ZodIssue } from "zod/v4/core";
+import { HIDDEN_MESSAGE } from "./codes";
+import {
+  type ApiException,
+  InputValidationException,
+  InternalServerErrorException,
+  isApiException,
+  MultiException,
+} from "./exceptions";
+
+/** How error responses are written: the spec's envelope, or RFC 9457 problem details. */
+export type ErrorFormat = "envelope" | "problem";
+
+export const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
+export const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
+
+/** Turns zod issues into one validation exception per issue, paths prefixed by the request part. */
+export function issuesToException(issues: readonly $ZodIssue[], prefix: Array<string | number> = []): ApiException {
+  const errors = issues.map((issue) => new InputValidationException(issue.message, [...prefix, ...issuePath(issue)]));
+  return errors.length === 1 ? errors[0]! : new MultiException(errors);
+}
+
+function issuePath(issue: $ZodIssue): Array<string | number> {
+  // Symbols cannot appear in JSON paths; zod only uses them for exotic record keys.
+  return issue.path.map((key) => (typeof key === "symbol" ? String(key) : key));
+}
+
+/** Whether a thrown value is a ZodError (by shape, so any zod copy counts). */
+export function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    Array.isArray((err as { issues?: unknown }).issues) &&
+    ((err as Error).name === "ZodError" || (err as Error).name === "$ZodError")
+  );
+}
+
+/** Normalises anything thrown by a handler into an ApiException; unknown errors become a hidden 500. */
+export function toApiException(err: unknown): ApiException {
+  if (isApiException(err)) return err;
+  if (isZodError(err)) return issuesToException(err.issues);
+  return new InternalServerErrorException(undefined, { cause: err });
+}
+
+/** Renders an exception as a Response in the configured format. */
+export function renderException(err: ApiException, format: ErrorFormat = "envelope"): Response {
+  const headers: Record<string, string> = { ...err.headers };
+  if (err.retryAfter !== undefined) headers["retry-after"] = String(err.retryAfter);
+  const errors = err.buildResponse();
+  let body: string;
+  if (format === "problem") {
+    headers["content-type"] = PROBLEM_CONTENT_TYPE;
+    body = JSON.stringify({
+      type: "about:blank",
+      title: err.default_message,
+      status: err.status,
+      detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? err.message : HIDDEN_MESSAGE,
+      errors,
+    });
+  } else {
+    headers["content-type"] = JSON_CONTENT_TYPE;
+    body = JSON.stringify({ success: false, errors, result: {} });
+  }
+  return new Response(body, { status: err.status, headers });
+}

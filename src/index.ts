@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { extendZodWithOpenApi } from "./openapi/extend-zod";
+
+// chanfana 3 apps call `.openapi({...})` on their schemas; importing specroute makes it available.
+extendZodWithOpenApi(z);
+
+export { fromHono, type HonoOpenAPIRouterType } from "./adapters/hono";
+export { fromIttyRouter, type IttyOpenAPIRouterType } from "./adapters/itty-router";
+export type { ResolvedRouterOptions, RouterOptions } from "./adapters/options";
+export type { RouteEntry } from "./adapters/router-base";
+export { contentJson } from "./core/content";
+export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
+export type {
+  ContentObject,
+  MediaTypeConfig,
+  OpenAPIRouteSchema,
+  RequestBodyConfig,
+  RequestSchema,
+  ResponseConfig,
+  UnvalidatedData,
+  ValidatedData,
+} from "./core/schema-types";
+export {
+  CreateEndpoint,
+  DEFAULT_PER_PAGE,
+  DeleteEndpoint,
+  type FilterCondition,
+  type FilterOperator,
+  type FilterOperatorName,
+  type Filters,
+  ListEndpoint,
+  type ListFilters,
+  type ListOptions,
+  type ListResult,
+  MAX_PER_PAGE,
+  type Meta,
+  type MetaInput,
+  type Model,
+  ModelEndpoint,
+  type O,
+  ReadEndpoint,
+  type SerializerContext,
+  UpdateEndpoint,
+  type UpdateFilters,
+} from "./endpoints";
+export { ERROR_CODES, type ErrorName } from "./errors/codes";
+export {
+  ApiException,
+  BadGatewayException,
+  ConflictException,
+  type ErrorItem,
+  errorEnvelopeSchema,
+  ForbiddenException,
+  GatewayTimeoutException,
+  InputValidationException,
+  InternalServerErrorException,
+  MethodNotAllowedException,
+  MultiException,
+  NotFoundException,
+  PayloadTooLargeException,
+  ResponseValidationException,
+  ServiceUnavailableException,
+  TooManyRequestsException,
+  UnauthorizedException,
+  UnprocessableEntityException,
+  UnsupportedMediaTypeException,
+} from "./errors/exceptions";
+export type { ErrorFormat } from "./errors/render";
+export { buildDocument } from "./openapi/document";
+export { extendZodWithOpenApi } from "./openapi/extend-zod";
+export type { DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "./openapi/types";

@@ -1,0 +1,39 @@
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+
+/** OpenAPI versions the document can be written in. */
+export type OpenAPIVersion = "3" | "3.1";
+
+/** One documented operation: the route table entry the document builder reads. */
+export interface DocumentRoute {
+  /** Lower-case HTTP method. */
+  method: string;
+  /** Path in OpenAPI form, base included: `/users/{userId}`. */
+  path: string;
+  /** The endpoint's schema, with `operationId` already resolved. */
+  schema: OpenAPIRouteSchema;
+}
+
+/** The document-level part of the router's `schema` option (everything but paths). */
+export interface DocumentSchema {
+  info?: { title?: string; version?: string; description?: string; [key: string]: unknown };
+  servers?: Array<{ url: string; description?: string; [key: string]: unknown }>;
+  components?: { securitySchemes?: Record<string, unknown>; [key: string]: unknown };
+  security?: Array<Record<string, string[]>>;
+  tags?: Array<{ name: string; description?: string; [key: string]: unknown }>;
+  externalDocs?: { url: string; description?: string };
+  [extension: string]: unknown;
+}
+
+export interface DocumentConfig {
+  openapiVersion: OpenAPIVersion;
+  schema: DocumentSchema;
+  /** Whether error responses are RFC 9457 problem details (documented as `application/problem+json`). */
+  problemDetails: boolean;
+}
+
+/** A generated OpenAPI document (plain JSON). */
+export type OpenAPIDocument = Record<string, unknown> & {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+};

@@ -1,0 +1,552 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  ApiException,
+  ConflictException,
+  contentJson,
+  ForbiddenException,
+  InputValidationException,
+  InternalServerErrorException,
+  MultiException,
+  NotFoundException,
+  OpenAPIRoute,
+  TooManyRequestsException,
+  UnauthorizedException,
+} from "../../src";
+import { type AdapterHarness, documentErrors, jsonBody } from "../helpers";
+
+const Task = z.object({
+  title: z.string().min(1).max(100),
+  email: z.email(),
+  priority: z.number().int().min(1).max(5),
+  done: z.boolean().default(false),
+  status: z.enum(["open", "closed"]),
+  due: z.iso.date().optional(),
+});
+
+class CreateTask extends OpenAPIRoute {
+  schema = {
+    tags: ["tasks"],
+    summary: "Create a task",
+    request: {
+      params: z.object({ projectId: z.number().int() }),
+      query: z.object({ verbose: z.boolean().default(false) }),
+      headers: z.object({ "X-API-Key": z.string() }),
+      cookies: z.object({ session: z.string().optional() }),
+      body: contentJson(Task),
+    },
+    responses: { "200": { description: "Created", ...contentJson(z.object({ ok: z.boolean() })) } },
+  };
+
+  async handle() {
+    const data = await this.getValidatedData();
+    const raw = await this.getUnvalidatedData();
+    return { ...data, sentBodyKeys: Object.keys(raw.body as object) };
+  }
+}
+
+class Coerce extends OpenAPIRoute {
+  schema = {
+    request: {
+      query: z.object({
+        n: z.number().optional(),
+        i: z.number().int().optional(),
+        b: z.boolean().optional(),
+        big: z.bigint().optional(),
+        d: z.date().optional(),
+        tags: z.array(z.string()).optional(),
+        ids: z.array(z.number().int()).optional(),
+        color: z.enum(["red", "green"]).optional(),
+        page: z.number().int().default(1),
+        search: z.string().optional(),
+      }),
+    },
+    responses: {},
+  };
+
+  async handle() {
+    const { query } = await this.getValidatedData();
+    return {
+      ...query,
+      big: query.big?.toString(),
+      d: query.d?.toISOString(),
+      types: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? "array" : typeof v])),
+    };
+  }
+}
+
+class Returns extends OpenAPIRoute {
+  schema = { request: { query: z.object({ kind: z.string() }) }, responses: {} };
+  async handle() {
+    const { query } = await this.getValidatedData();
+    switch (query.kind) {
+      case "response":
+        return new Response("teapot", { status: 418, headers: { "x-custom": "yes" } });
+      case "string":
+        return "plain text";
+      case "null":
+        return null;
+      case "undefined":
+        return undefined;
+      case "array":
+        return [1, 2];
+      default:
+        return { kind: query.kind };
+    }
+  }
+}
+
+const thrown: Record<string, () => unknown> = {
+  notfound: () => new NotFoundException("No such task"),
+  unauthorized: () => new UnauthorizedException(),
+  forbidden: () => new ForbiddenException(),
+  conflict: () => new ConflictException("Duplicate title"),
+  ratelimit: () => new TooManyRequestsException("Slow down", 30),
+  internal: () => new InternalServerErrorException("db password is hunter2"),
+  base: () => new ApiException("secret detail"),
+  multi: () => new MultiException([new InputValidationException("bad a", ["body", "a"]), new NotFoundException()]),
+  zod: () => z.object({ a: z.string() }).parse({ a: 1 }),
+  unknown: () => new Error("SELECT * FROM secret_table at /srv/app.js:10"),
+};
+
+class Throws extends OpenAPIRoute {
+  schema = { request: { params: z.object({ kind: z.string() }) }, responses: {} };
+  async handle() {
+    const { params } = await this.getValidatedData();
+    const make = thrown[params.kind]!;
+    const error = make();
+    throw error;
+  }
+}
+
+class Echo extends OpenAPIRoute {
+  schema = {
+    request: { body: contentJson(z.object({ name: z.string() }).passthrough()) },
+    responses: {},
+  };
+  async handle() {
+    const { body } = await this.getValidatedData();
+    return { body, polluted: ({} as Record<string, unknown>).polluted ?? null };
+  }
+}
+
+class Hooked extends OpenAPIRoute {
+  schema = { request: { params: z.object({ id: z.number().int() }) }, responses: {} };
+  async handle(): Promise<unknown> {
+    throw new Error("boom");
+  }
+  override handleError(error: unknown) {
+    if (error instanceof InputValidationException) return error;
+    return new Response(JSON.stringify({ handled: (error as Error).message }), { status: 409 });
+  }
+}
+
+class Shaped extends OpenAPIRoute {
+  schema = {
+    request: { query: z.object({ good: z.boolean() }) },
+    responses: { "200": { description: "ok", ...contentJson(z.object({ id: z.number(), name: z.string() })) } },
+  };
+  async handle() {
+    const { query } = await this.getValidatedData();
+    return query.good ? { id: 1, name: "a", secret: "dropped" } : { id: "nope" };
+  }
+}
+
+async function json(response: Response): Promise<any> {
+  return JSON.parse(await response.text());
+}
+
+/** Behaviour every adapter must show identically, over real Request objects. */
+export function runCommonSuite(harness: AdapterHarness): void {
+  describe(`${harness.name}: request validation`, () => {
+    const { router, request } = harness.make();
+    router.post("/projects/:projectId/tasks", CreateTask);
+    router.get("/coerce", Coerce);
+
+    const validTask = { title: "Write docs", email: "a@b.co", priority: 3, status: "open" };
+    const send = (body: unknown, headers: Record<string, string> = { "x-api-key": "k1" }, path = "/projects/7/tasks") =>
+      request(path, jsonBody(body, { headers: { ...headers, cookie: "session=abc%20def; other=1" } }));
+
+    it("hands handle() every declared part, validated and coerced", async () => {
+      const response = await send(validTask);
+      expect(response.status).toBe(200);
+      const data = await json(response);
+      expect(data.params).toEqual({ projectId: 7 });
+      expect(data.query).toEqual({ verbose: false });
+      expect(data.headers).toEqual({ "X-API-Key": "k1" });
+      expect(data.cookies).toEqual({ session: "abc def" });
+      expect(data.body).toEqual({ ...validTask, done: false });
+    });
+
+    it("getUnvalidatedData() shows only what the client sent, before defaults", async () => {
+      const data = await json(await send(validTask));
+      expect(data.sentBodyKeys.sort()).toEqual(Object.keys(validTask).sort());
+    });
+
+    it("names every failing field with its part in one 400", async () => {
+      const response = await send({ ...validTask, email: "nope", priority: 9 }, {}, "/projects/x/tasks?verbose=maybe");
+      expect(response.status).toBe(400);
+      const body = await json(response);
+      expect(body.success).toBe(false);
+      expect(body.result).toEqual({});
+      const paths = body.errors.map((e: { path: string[] }) => e.path.join("."));
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          "params.projectId",
+          "query.verbose",
+          "headers.X-API-Key",
+          "body.email",
+          "body.priority",
+        ]),
+      );
+      expect(body.errors.every((e: { code: number }) => e.code === 7001)).toBe(true);
+    });
+
+    it("coerces numbers, integers, booleans in any case, bigints, dates, arrays and enums", async () => {
+      const response = await request(
+        "/coerce?n=1.5&i=-3&b=TRUE&big=9007199254740993&d=2024-05-01T10:00:00Z&tags=a&tags=b&ids=4&color=red",
+      );
+      expect(response.status).toBe(200);
+      const data = await json(response);
+      expect(data).toMatchObject({ n: 1.5, i: -3, b: true, big: "9007199254740993", tags: ["a", "b"], ids: [4] });
+      expect(data.d).toBe("2024-05-01T10:00:00.000Z");
+      expect(data.types).toMatchObject({ n: "number", b: "boolean", tags: "array", ids: "array", color: "string" });
+      expect((await json(await request("/coerce?b=False"))).b).toBe(false);
+    });
+
+    it('treats "" as absent, so defaults apply and optional fields stay unset', async () => {
+      const data = await json(await request("/coerce?page=&search=&n="));
+      expect(data.page).toBe(1);
+      expect("search" in data).toBe(false);
+      expect("n" in data).toBe(false);
+    });
+
+    it("rejects hex numbers, non-integers, unknown enum values and repeated single-valued keys", async () => {
+      for (const query of ["n=0x10", "i=1.5", "color=blue", "page=2&page=3", "b=yes", "big=1.5"]) {
+        const response = await request(`/coerce?${query}`);
+        expect(response.status, query).toBe(400);
+      }
+      const repeated = await json(await request("/coerce?page=2&page=3"));
+      expect(repeated.errors[0]).toMatchObject({
+        path: ["query", "page"],
+        message: "Expected a single value, received 2",
+      });
+    });
+
+    it("reads headers case-insensitively and exposes them under the declared name", async () => {
+      const data = await json(await send(validTask, { "X-Api-KEY": "mixed" }));
+      expect(data.headers).toEqual({ "X-API-Key": "mixed" });
+    });
+
+    it("rejects query parameters the endpoint does not declare", async () => {
+      const response = await request("/coerce?n=1&sneaky=1");
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors[0]).toMatchObject({ path: ["query", "sneaky"] });
+    });
+  });
+
+  describe(`${harness.name}: unknown query parameters with raiseUnknownParameters off`, () => {
+    it("accepts and ignores them", async () => {
+      const { router, request } = harness.make({ raiseUnknownParameters: false });
+      router.get("/coerce", Coerce);
+      const response = await request("/coerce?n=1&sneaky=1");
+      expect(response.status).toBe(200);
+      expect((await json(response)).sneaky).toBeUndefined();
+    });
+  });
+
+  describe(`${harness.name}: bad bodies`, () => {
+    const { router, request } = harness.make({ maxBodySize: 2048 });
+    router.post("/projects/:projectId/tasks", CreateTask);
+    router.post("/echo", Echo);
+    const headers = { "x-api-key": "k" };
+
+    it("answers malformed JSON with a 400 that says so", async () => {
+      const response = await request("/projects/1/tasks", jsonBody('{"title": "x",', { headers }));
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors[0].message).toMatch(/^Request body is not valid JSON/);
+    });
+
+    it("rejects a JSON value that is not the declared object", async () => {
+      for (const body of ["[1,2]", '"text"', "42", "null"]) {
+        const response = await request("/projects/1/tasks", jsonBody(body, { headers }));
+        expect(response.status, body).toBe(400);
+        expect((await json(response)).errors[0].path).toEqual(["body"]);
+      }
+    });
+
+    it("requires a body where one is declared", async () => {
+      const response = await request("/projects/1/tasks", { method: "POST", headers });
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors[0].message).toBe("Request body is required (application/json)");
+    });
+
+    it("answers 415 for a content type the endpoint does not accept", async () => {
+      const response = await request("/echo", {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: '{"name":"a"}',
+      });
+      expect(response.status).toBe(415);
+      expect((await json(response)).errors[0].message).toContain("application/json");
+    });
+
+    it("answers 413 for a body over the limit, declared or streamed", async () => {
+      const big = JSON.stringify({ name: "x".repeat(4096) });
+      expect((await request("/echo", jsonBody(big))).status).toBe(413);
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(1024)));
+          controller.close();
+        },
+      });
+      const response = await request("/echo", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
+      expect(response.status).toBe(413);
+      expect((await json(response)).errors[0].code).toBe(7014);
+    });
+
+    it("refuses __proto__ keys, however spelled, and never pollutes prototypes", async () => {
+      for (const body of ['{"name":"a","__proto__":{"polluted":1}}', '{"name":"a","\\u005f_proto__":{"polluted":1}}']) {
+        const response = await request("/echo", jsonBody(body));
+        expect(response.status).toBe(400);
+        expect((await json(response)).errors[0].message).toContain("__proto__");
+      }
+      const response = await request("/echo", jsonBody('{"name":"a","constructor":{"prototype":{"polluted":1}}}'));
+      expect(response.status).toBe(200);
+      const data = await json(response);
+      expect(data.polluted).toBeNull();
+      expect(data.body.constructor).toEqual({ prototype: { polluted: 1 } });
+    });
+
+    it("answers 400 for bytes that are not UTF-8 and for absurdly deep nesting", async () => {
+      const bytes = new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+      expect((await request("/echo", jsonBody(bytes as unknown as string))).status).toBe(400);
+      const deep = `${'{"a":'.repeat(300)}1${"}".repeat(300)}`;
+      const response = await request("/echo", jsonBody(deep));
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors[0].message).toMatch(/nested deeper/);
+    });
+  });
+
+  describe(`${harness.name}: what handle() returns`, () => {
+    const { router, request } = harness.make();
+    router.get("/returns", Returns);
+
+    it("sends a plain object as 200 JSON", async () => {
+      const response = await request("/returns?kind=obj");
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain("application/json");
+      expect(await json(response)).toEqual({ kind: "obj" });
+      expect(await json(await request("/returns?kind=array"))).toEqual([1, 2]);
+    });
+
+    it("passes a Response through untouched", async () => {
+      const response = await request("/returns?kind=response");
+      expect(response.status).toBe(418);
+      expect(response.headers.get("x-custom")).toBe("yes");
+      expect(await response.text()).toBe("teapot");
+    });
+
+    it("sends a string as text, null as JSON null, and nothing as 204", async () => {
+      const text = await request("/returns?kind=string");
+      expect(text.headers.get("content-type")).toContain("text/plain");
+      expect(await text.text()).toBe("plain text");
+      expect(await (await request("/returns?kind=null")).text()).toBe("null");
+      const empty = await request("/returns?kind=undefined");
+      expect(empty.status).toBe(204);
+      expect(await empty.text()).toBe("");
+    });
+  });
+
+  describe(`${harness.name}: errors`, () => {
+    const { router, request } = harness.make();
+    router.get("/throw/:kind", Throws);
+    router.get("/hooked/:id", Hooked);
+
+    const cases: Array<[string, number, number, string | null]> = [
+      ["notfound", 404, 7002, "No such task"],
+      ["unauthorized", 401, 7003, "Unauthorized"],
+      ["forbidden", 403, 7004, "Forbidden"],
+      ["conflict", 409, 7006, "Duplicate title"],
+      ["ratelimit", 429, 7008, "Slow down"],
+      ["internal", 500, 7009, "Internal Error"],
+      ["base", 500, 7000, "Internal Error"],
+    ];
+    for (const [kind, status, code, message] of cases) {
+      it(`renders ${kind} as ${status} with code ${code}`, async () => {
+        const response = await request(`/throw/${kind}`);
+        expect(response.status).toBe(status);
+        expect(await json(response)).toEqual({ success: false, errors: [{ code, message }], result: {} });
+      });
+    }
+
+    it("sets Retry-After on 429", async () => {
+      expect((await request("/throw/ratelimit")).headers.get("retry-after")).toBe("30");
+    });
+
+    it("answers a MultiException with the highest status and every error", async () => {
+      const response = await request("/throw/multi");
+      expect(response.status).toBe(404);
+      expect((await json(response)).errors).toHaveLength(2);
+    });
+
+    it("turns a ZodError thrown in handle() into a 400 in the same envelope", async () => {
+      const response = await request("/throw/zod");
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors[0]).toMatchObject({ code: 7001, path: ["a"] });
+    });
+
+    it("never leaks an unexpected error's message", async () => {
+      const original = console.error;
+      console.error = () => {};
+      try {
+        const response = await request("/throw/unknown");
+        expect(response.status).toBe(500);
+        const text = await response.text();
+        expect(text).not.toContain("secret_table");
+        expect(text).not.toContain("/srv/app.js");
+        expect(JSON.parse(text).errors[0].code).toBe(7009);
+      } finally {
+        console.error = original;
+      }
+    });
+
+    it("lets handleError() answer an error itself", async () => {
+      const response = await request("/hooked/1");
+      expect(response.status).toBe(409);
+      expect(await json(response)).toEqual({ handled: "boom" });
+      expect((await request("/hooked/x")).status).toBe(400);
+    });
+  });
+
+  describe(`${harness.name}: error format and error routing options`, () => {
+    it("writes RFC 9457 problem details when asked", async () => {
+      const { router, request } = harness.make({ errorFormat: "problem" });
+      router.get("/throw/:kind", Throws);
+      const response = await request("/throw/notfound");
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toContain("application/problem+json");
+      expect(await json(response)).toMatchObject({ title: "Not Found", status: 404, detail: "No such task" });
+    });
+
+    it("throws errors, validation included, to the router with raiseOnError", async () => {
+      const { router, request, caught } = harness.make({ raiseOnError: true });
+      router.get("/throw/:kind", Throws);
+      router.get("/coerce", Coerce);
+      expect((await request("/throw/conflict")).status).toBe(500);
+      expect(caught[0]).toBeInstanceOf(ConflictException);
+      await request("/coerce?n=abc");
+      expect(caught[1]).toBeInstanceOf(InputValidationException);
+    });
+
+    it("lets handle()'s own errors reach the router unchanged with passthroughErrors", async () => {
+      const { router, request, caught } = harness.make({ passthroughErrors: true });
+      router.get("/throw/:kind", Throws);
+      router.get("/coerce", Coerce);
+      expect(await (await request("/throw/unknown")).text()).toBe("router 500");
+      expect((caught[0] as Error).message).toContain("secret_table");
+      expect((await request("/coerce?n=abc")).status).toBe(400);
+    });
+
+    it("validateResponse strips undeclared fields and answers 500 on a mismatch", async () => {
+      const { router, request } = harness.make({ validateResponse: true });
+      router.get("/shaped", Shaped);
+      expect(await json(await request("/shaped?good=true"))).toEqual({ id: 1, name: "a" });
+      const bad = await request("/shaped?good=false");
+      expect(bad.status).toBe(500);
+      expect((await json(bad)).errors[0]).toEqual({ code: 7013, message: "Internal Error" });
+    });
+  });
+
+  describe(`${harness.name}: document and docs routes`, () => {
+    it("serves the document as JSON and YAML, and the three docs pages", async () => {
+      const { router, request } = harness.make({ schema: { info: { title: "Tasks API", version: "2.0.0" } } });
+      router.post("/projects/:projectId/tasks", CreateTask);
+      const doc = await json(await request("/openapi.json"));
+      expect(doc.openapi).toBe("3.1.0");
+      expect(doc.info).toMatchObject({ title: "Tasks API", version: "2.0.0" });
+      expect(doc.paths["/projects/{projectId}/tasks"].post.operationId).toBe("post_CreateTask");
+      expect(await documentErrors(doc)).toBeNull();
+      const yaml = await request("/openapi.yaml");
+      expect(yaml.headers.get("content-type")).toContain("yaml");
+      expect(await yaml.text()).toContain("/projects/{projectId}/tasks:");
+      for (const page of ["/docs", "/redocs", "/scalar"]) {
+        const response = await request(page);
+        expect(response.headers.get("content-type"), page).toContain("text/html");
+        expect(await response.text(), page).toContain("/openapi.json");
+      }
+    });
+
+    it("writes OpenAPI 3.0.3 when asked, and it validates", async () => {
+      const { router, request } = harness.make({ openapiVersion: "3" });
+      router.post("/projects/:projectId/tasks", CreateTask);
+      const doc = await json(await request("/openapi.json"));
+      expect(doc.openapi).toBe("3.0.3");
+      expect(await documentErrors(doc)).toBeNull();
+    });
+
+    it("moves or disables the docs routes by option, and prefixes them with base", async () => {
+      const off = harness.make({ openapi_url: null });
+      expect((await off.request("/openapi.json")).status).toBe(404);
+      expect((await off.request("/docs")).status).toBe(404);
+      const moved = harness.make({ openapi_url: "/spec.json", docs_url: "/ui", redoc_url: null, base: "/api" });
+      moved.router.get("/returns", Returns);
+      expect((await moved.request("/spec.json")).status).toBe(200);
+      expect((await moved.request("/spec.yaml")).status).toBe(200);
+      expect(await (await moved.request("/ui")).text()).toContain("/api/spec.json");
+      expect((await moved.request("/redocs")).status).toBe(404);
+      expect(Object.keys((await json(await moved.request("/spec.json"))).paths)).toEqual(["/api/returns"]);
+    });
+
+    it("refuses a route without operationId when generateOperationIds is off", () => {
+      const { router } = harness.make({ generateOperationIds: false });
+      expect(() => router.get("/returns", Returns)).toThrow(/operationId/);
+    });
+  });
+
+  describe(`${harness.name}: the request path costs no schema work`, () => {
+    it("constructs each endpoint once and no zod schema while serving", async () => {
+      let constructed = 0;
+      class Counted extends CreateTask {
+        constructor(...args: ConstructorParameters<typeof CreateTask>) {
+          super(...args);
+          constructed++;
+        }
+      }
+      const { router, request } = harness.make();
+      router.post("/projects/:projectId/tasks", Counted);
+      const config = (globalThis as any).__zod_globalConfig as { postProcessor?: () => void };
+      let schemasBuilt = 0;
+      config.postProcessor = () => {
+        schemasBuilt++;
+      };
+      try {
+        const task = { title: "t", email: "a@b.co", priority: 1, status: "open" };
+        const responses = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            request(
+              `/projects/${i}/tasks`,
+              jsonBody({ ...task, title: `t${i}` }, { headers: { "x-api-key": `k${i}` } }),
+            ),
+          ),
+        );
+        const bodies = await Promise.all(responses.map(json));
+        // Concurrent requests each see their own data.
+        bodies.forEach((body, i) => {
+          expect(body.params.projectId).toBe(i);
+          expect(body.body.title).toBe(`t${i}`);
+          expect(body.headers["X-API-Key"]).toBe(`k${i}`);
+        });
+      } finally {
+        config.postProcessor = undefined;
+      }
+      expect(constructed).toBe(1);
+      expect(schemasBuilt).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { honoHarness } from "../helpers";
+import { runCommonSuite } from "./common.case";
+
+runCommonSuite(honoHarness);

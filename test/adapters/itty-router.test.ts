@@ -1,0 +1,4 @@
+import { ittyHarness } from "../helpers";
+import { runCommonSuite } from "./common.case";
+
+runCommonSuite(ittyHarness);

@@ -1,0 +1,71 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Hono } from "hono";
+import { Router } from "itty-router";
+import { fromHono, fromIttyRouter, type RouterOptions } from "../src";
+
+/** A router wrapper plus a way to send it a request in-process, the same for every adapter. */
+export interface TestApp {
+  router: any;
+  /** Errors that reached the router's own error handler (Hono's onError, itty-router's catch). */
+  caught: unknown[];
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export interface AdapterHarness {
+  name: "hono" | "itty-router";
+  make(options?: RouterOptions): TestApp;
+}
+
+export const honoHarness: AdapterHarness = {
+  name: "hono",
+  make(options) {
+    const app = new Hono();
+    const caught: unknown[] = [];
+    app.onError((err, c) => {
+      caught.push(err);
+      return "getResponse" in err ? (err as { getResponse(): Response }).getResponse() : c.text("router 500", 500);
+    });
+    const router = fromHono(app, options);
+    return { router, caught, request: async (path, init) => app.request(path, init) };
+  },
+};
+
+export const ittyHarness: AdapterHarness = {
+  name: "itty-router",
+  make(options) {
+    const caught: unknown[] = [];
+    const itty = Router({
+      catch: (err: unknown) => {
+        caught.push(err);
+        return new Response("router 500", { status: 500 });
+      },
+    });
+    const router = fromIttyRouter(itty, options);
+    return {
+      router,
+      caught,
+      request: async (path, init) =>
+        ((await itty.fetch(new Request(`http://localhost${path}`, init))) as Response | undefined) ??
+        new Response("no route", { status: 404 }),
+    };
+  },
+};
+
+export const harnesses = [honoHarness, ittyHarness];
+
+/** JSON request init for a body. */
+export function jsonBody(body: unknown, init: RequestInit = {}): RequestInit {
+  return {
+    method: "POST",
+    ...init,
+    headers: { "content-type": "application/json", ...(init.headers as Record<string, string>) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  };
+}
+
+/** Validates an OpenAPI document against the official schema of its version; returns the errors. */
+export async function documentErrors(doc: unknown): Promise<unknown> {
+  const validator = new Validator();
+  const result = await validator.validate(doc as any);
+  return result.valid ? null : result.errors;
+}
