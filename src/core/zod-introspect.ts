@@ -82,7 +82,7 @@ function literalKind(values: unknown[]): ScalarKind {
   return "string";
 }
 
-/** Whether the schema accepts `undefined` (optional, default, or a union with undefined). */
+/** Whether the schema accepts `undefined`: zod marks optional members "optional" and defaulted ones "defaulted". */
 export function acceptsUndefined(schema: z.ZodType): boolean {
-  return (schema as any)._zod.optin === "optional";
+  return (schema as any)._zod.optin !== undefined;
 }

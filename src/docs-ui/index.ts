@@ -1,0 +1,11 @@
+export {
+  type DocsAssetFile,
+  type DocsAssets,
+  type DocsPage,
+  type DocsPageOptions,
+  docsAssetFiles,
+  SWAGGER_UI_INIT_FILE,
+} from "./assets";
+export { redocPage } from "./redoc";
+export { scalarPage } from "./scalar";
+export { swaggerUiInitScript, swaggerUiPage } from "./swagger-ui";

@@ -1,0 +1,30 @@
+import { escapeHtml } from "./escape";
+
+/** Title used when the caller gives none (or an empty one). */
+export const DEFAULT_TITLE = "API documentation";
+
+/** The HTML shell shared by every docs page; `head` and `body` must already be escaped. */
+export function htmlDocument(title: string | undefined, head: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title || DEFAULT_TITLE)}</title>
+${head ? `${head}\n` : ""}</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** A `<script src>` element. */
+export function scriptTag(src: string): string {
+  return `<script src="${escapeHtml(src)}"></script>`;
+}
+
+/** A `<link rel="stylesheet">` element. */
+export function stylesheetTag(href: string): string {
+  return `<link rel="stylesheet" href="${escapeHtml(href)}">`;
+}

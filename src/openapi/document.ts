@@ -1,0 +1,208 @@
+import { z } from "zod";
+import type {
+  ContentObject,
+  OpenAPIRouteSchema,
+  RequestBodyConfig,
+  RequestSchema,
+  ResponseConfig,
+} from "../core/schema-types";
+import { objectShape } from "../core/zod-introspect";
+import { errorEnvelopeSchema } from "../errors/exceptions";
+import { ComponentCollector } from "./components";
+import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
+import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
+import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
+
+type Json = Record<string, unknown>;
+
+/** State shared while one document is built. */
+interface BuildContext {
+  version: OpenAPIVersion;
+  collector: ComponentCollector;
+  problemDetails: boolean;
+  usesProblemDetails: boolean;
+}
+
+const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0" };
+
+// The only keys a Path Item accepts as operations; anything else (e.g. a router's "all") is not documentable.
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+const PARAMETER_LOCATIONS = [
+  ["params", "path"],
+  ["query", "query"],
+  ["headers", "header"],
+  ["cookies", "cookie"],
+] as const satisfies ReadonlyArray<readonly [keyof RequestSchema, string]>;
+
+/**
+ * Builds the OpenAPI document for a route table: a pure function of its arguments.
+ *
+ * @example
+ * const doc = buildDocument(
+ *   [{ method: "get", path: "/users/{id}", schema: { request: { params: z.object({ id: z.uuid() }) } } }],
+ *   { openapiVersion: "3.1", schema: { info: { title: "Users", version: "2.0.0" } }, problemDetails: false },
+ * );
+ * doc.paths["/users/{id}"].get; // { parameters: [{ name: "id", in: "path", required: true, ... }], ... }
+ */
+export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): OpenAPIDocument {
+  const ctx: BuildContext = {
+    version: config.openapiVersion,
+    collector: new ComponentCollector(),
+    problemDetails: config.problemDetails,
+    usesProblemDetails: false,
+  };
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const method = route.method.toLowerCase();
+    if (route.schema["x-ignore"] === true || !HTTP_METHODS.has(method)) continue;
+    paths[route.path] ??= {};
+    const item = paths[route.path]!;
+    // Routers answer with the first matching registration, so that is the one to document.
+    if (method in item) continue;
+    item[method] = buildOperation(route.schema, ctx);
+  }
+
+  const { info, components, openapi: _version, paths: _paths, ...rest } = config.schema;
+  const schemas: Record<string, unknown> = { ...(components?.schemas as Json | undefined), ...ctx.collector.finish() };
+  if (ctx.usesProblemDetails) schemas[PROBLEM_COMPONENT] = problemDetailsSchema();
+  const allComponents: Json = { ...components };
+  if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
+
+  const doc: OpenAPIDocument = {
+    openapi: DOCUMENT_VERSIONS[config.openapiVersion],
+    info: { ...info, title: info?.title ?? "OpenAPI", version: info?.version ?? "1.0.0" },
+    ...rest,
+    paths,
+  };
+  if (Object.keys(allComponents).length > 0) doc.components = allComponents;
+  return doc;
+}
+
+function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
+  const operation: Json = {};
+  copyDefined(schema, operation, ["tags", "summary", "description", "externalDocs", "operationId"]);
+  const parameters = buildParameters(schema.request, ctx);
+  if (parameters.length > 0) operation.parameters = parameters;
+  if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
+  operation.responses = buildResponses(schema.responses, ctx);
+  copyDefined(schema, operation, ["deprecated", "security", "servers"]);
+  for (const key of Object.keys(schema)) {
+    if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];
+  }
+  return operation;
+}
+
+/** One parameter per member of each request part's object schema. */
+function buildParameters(request: RequestSchema | undefined, ctx: BuildContext): Json[] {
+  const parameters: Json[] = [];
+  if (!request) return parameters;
+  for (const [part, location] of PARAMETER_LOCATIONS) {
+    const partSchema = request[part] as z.ZodType | undefined;
+    const shape = partSchema ? objectShape(partSchema) : null;
+    if (!shape) continue;
+    for (const [name, member] of Object.entries(shape)) {
+      const parameter: Json = { name, in: location, required: location === "path" || !mayBeAbsent(member) };
+      Object.assign(parameter, describeMember(member, "input", ctx));
+      parameters.push(parameter);
+    }
+  }
+  return parameters;
+}
+
+/**
+ * The parts of a Parameter or Header Object that come from one member: its schema, plus the
+ * description/example/deprecated found in its metadata, lifted out of the schema onto the object.
+ */
+function describeMember(member: z.ZodType, io: SchemaIO, ctx: BuildContext): Json {
+  const converted = ctx.collector.use(toOpenApiSchema(member, ctx.version, io), io);
+  const { description, deprecated, example, ...schema } = converted;
+  // `.openapi({ param })` wins; name and location are fixed by the request part and key the router reads.
+  const { name: _name, in: _in, ...param } = parameterMetadata(member);
+  const described: Json = { description, deprecated, example, ...param, schema };
+  for (const key of Object.keys(described)) if (described[key] === undefined) delete described[key];
+  return described;
+}
+
+/** `param` metadata from a member and the schemas it wraps (outer wins), as `.openapi({ param })` sets it. */
+function parameterMetadata(member: z.ZodType): Json {
+  const layers: Json[] = [];
+  let current: z.ZodType | undefined = member;
+  for (let depth = 0; current && depth < 32; depth++) {
+    const param = z.globalRegistry.get(current)?.param;
+    if (typeof param === "object" && param !== null) layers.push(param as Json);
+    const def = current._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
+    current = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
+  }
+  return Object.assign({}, ...layers.reverse());
+}
+
+function buildRequestBody(body: RequestBodyConfig, ctx: BuildContext): Json {
+  const requestBody: Json = {};
+  if (body.description !== undefined) requestBody.description = body.description;
+  requestBody.content = buildContent(body.content, "input", ctx);
+  const first = Object.values(body.content).find((media) => media !== undefined);
+  requestBody.required = body.required ?? !(first && mayBeAbsent(first.schema));
+  return requestBody;
+}
+
+function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): Json {
+  const result: Json = {};
+  for (const [mediaType, media] of Object.entries(content)) {
+    if (!media) continue;
+    if (ctx.problemDetails && io === "output" && media.schema === errorEnvelopeSchema) {
+      // With problem details on, error responses are RFC 9457 bodies, not the envelope.
+      result[PROBLEM_MEDIA_TYPE] = { schema: { $ref: COMPONENT_REF_PREFIX + PROBLEM_COMPONENT } };
+      ctx.usesProblemDetails = true;
+      continue;
+    }
+    const entry: Json = { schema: ctx.collector.use(toOpenApiSchema(media.schema, ctx.version, io), io) };
+    if (media.example !== undefined) entry.example = media.example;
+    if (media.examples !== undefined) entry.examples = media.examples;
+    result[mediaType] = entry;
+  }
+  return result;
+}
+
+function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
+  if (!responses || Object.keys(responses).length === 0) {
+    return { "200": { description: "Successful response" } };
+  }
+  const result: Json = {};
+  for (const [status, config] of Object.entries(responses)) {
+    const response: Json = { description: config.description ?? "" };
+    if (config.headers) response.headers = buildResponseHeaders(config.headers, ctx);
+    if (config.content) response.content = buildContent(config.content, "output", ctx);
+    if (config.links) response.links = config.links;
+    result[status] = response;
+  }
+  return result;
+}
+
+/** A zod object becomes one Header Object per member; plain Header Objects pass through. */
+function buildResponseHeaders(headers: z.ZodType | Record<string, unknown>, ctx: BuildContext): Json {
+  if (!isZodSchema(headers)) return { ...headers };
+  const result: Json = {};
+  for (const [name, member] of Object.entries(objectShape(headers) ?? {})) {
+    // A response header is present unless its output may be undefined.
+    const required = member._zod.optout !== "optional";
+    result[name] = { required, ...describeMember(member, "output", ctx) };
+  }
+  return result;
+}
+
+/** Whether a member may be left out: optional, or filled in by a default. */
+function mayBeAbsent(schema: z.ZodType): boolean {
+  return schema._zod.optin !== undefined;
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value;
+}
+
+function copyDefined(from: object, to: Json, keys: string[]): void {
+  for (const key of keys) {
+    const value = (from as Json)[key];
+    if (value !== undefined) to[key] = value;
+  }
+}

@@ -1,0 +1,176 @@
+import { z } from "zod";
+import type * as core from "zod/v4/core";
+import type { OpenAPIVersion } from "./types";
+
+/** An OpenAPI Schema Object (plain JSON). */
+export type SchemaObject = Record<string, unknown>;
+
+/** Which side of a schema to describe: what a request sends, or what a response returns. */
+export type SchemaIO = "input" | "output";
+
+/** A converted schema and the named schemas its `$ref`s point at. */
+export interface ConvertedSchema {
+  /** The schema; every `$ref` is `#/components/schemas/<name>`. */
+  readonly schema: SchemaObject;
+  /** Named schemas (from `.openapi("Name")` / `.meta({ id })`, or recursive ones) by component name. */
+  readonly components: Readonly<Record<string, SchemaObject>>;
+}
+
+export const COMPONENT_REF_PREFIX = "#/components/schemas/";
+
+const cache = new WeakMap<z.ZodType, Map<string, ConvertedSchema>>();
+
+/**
+ * Converts a zod schema to an OpenAPI Schema Object with zod's own `z.toJSONSchema`, once per
+ * schema, version and side; the result is frozen and shared, so copy before changing it.
+ *
+ * @example
+ * const { schema } = toOpenApiSchema(z.email().optional(), "3.1", "input");
+ * // schema: { type: "string", format: "email", pattern: "..." }
+ */
+export function toOpenApiSchema(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+  let byKey = cache.get(schema);
+  if (!byKey) {
+    byKey = new Map();
+    cache.set(schema, byKey);
+  }
+  const key = `${version}:${io}`;
+  let converted = byKey.get(key);
+  if (!converted) {
+    converted = deepFreeze(convert(schema, version, io));
+    byKey.set(key, converted);
+  }
+  return converted;
+}
+
+function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+  const openapi30 = version === "3";
+  const raw = z.toJSONSchema(schema, {
+    target: openapi30 ? "openapi-3.0" : "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    cycles: "ref",
+    reused: "inline",
+    override: ({ zodSchema, jsonSchema }) => adjust(zodSchema, jsonSchema as SchemaObject, openapi30),
+  }) as SchemaObject;
+  const { $schema: _dialect, definitions, $defs, ...root } = raw;
+  const defs = (definitions ?? $defs ?? {}) as Record<string, SchemaObject>;
+
+  // zod points refs into the schema's own definitions; in a document they must point at components.
+  const defsPrefix = openapi30 ? "#/definitions/" : "#/$defs/";
+  const refs = new Map<string, string>();
+  const components: Record<string, SchemaObject> = {};
+  for (const [key, def] of Object.entries(defs)) {
+    const name = ANONYMOUS_DEF.test(key) ? anonymousName(def) : componentName(key);
+    refs.set(defsPrefix + encodePointer(key), COMPONENT_REF_PREFIX + name);
+    components[name] = def;
+  }
+  // An id-less recursive root refers to itself as "#", which in a document means the document: name it.
+  if (containsRef(root, "#")) {
+    const name = anonymousName(root);
+    refs.set("#", COMPONENT_REF_PREFIX + name);
+    components[name] = root;
+    for (const def of Object.values(components)) rewriteRefs(def, refs);
+    return { schema: { $ref: COMPONENT_REF_PREFIX + name }, components };
+  }
+  for (const def of Object.values(components)) rewriteRefs(def, refs);
+  rewriteRefs(root, refs);
+  return { schema: root, components };
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+// zod reports these string checks as a `format`, but they are not formats any OpenAPI tool knows.
+const CHECK_FORMATS = new Set(["starts_with", "ends_with", "includes", "lowercase", "uppercase"]);
+
+/** Per-node fixes zod's output needs to be a good OpenAPI schema; runs after zod built the node. */
+function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean): void {
+  const def = zodSchema._zod.def as { type: string; catchall?: unknown };
+  if (def.type === "date") {
+    // JSON has no dates: they travel as ISO strings.
+    json.type ??= "string";
+    json.format ??= "date-time";
+  } else if (def.type === "bigint") {
+    json.type ??= "integer";
+    json.format ??= "int64";
+  }
+  // `.int()` adds the safe-integer range as bounds; nobody wrote them, so they are noise.
+  if (json.minimum === -MAX_SAFE) delete json.minimum;
+  if (json.maximum === MAX_SAFE) delete json.maximum;
+  // A plain z.object strips unknown keys rather than rejecting them; only strictObject forbids them.
+  if (def.type === "object" && def.catchall === undefined && json.additionalProperties === false) {
+    delete json.additionalProperties;
+  }
+  if (typeof json.format === "string" && CHECK_FORMATS.has(json.format)) delete json.format;
+  // Parameter details belong on the parameter object, not in the schema.
+  delete json.param;
+  if (openapi30) adjustFor30(json);
+}
+
+/** OpenAPI 3.0 Schema Objects reject some JSON Schema keywords zod passes through. */
+function adjustFor30(json: SchemaObject): void {
+  if (Array.isArray(json.examples)) {
+    if (json.example === undefined && json.examples.length > 0) json.example = json.examples[0];
+    delete json.examples;
+  }
+  delete json.contentEncoding;
+  delete json.contentMediaType;
+  if (json.type === "null") {
+    // 3.0 has no null type; this is how zod writes z.null() for 3.0.
+    json.type = "string";
+    json.nullable = true;
+    json.enum = [null];
+  }
+}
+
+const ANONYMOUS_DEF = /^__schema\d+$/;
+
+/** A stable name for a schema zod had to extract without an id (recursion): same shape, same name. */
+function anonymousName(def: SchemaObject): string {
+  return `Schema${fnv1a(JSON.stringify(def))}`;
+}
+
+/** Component names may only hold `A-Z a-z 0-9 . - _`. */
+function componentName(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+function encodePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+function containsRef(node: unknown, ref: string): boolean {
+  if (Array.isArray(node)) return node.some((item) => containsRef(item, ref));
+  if (typeof node !== "object" || node === null) return false;
+  const record = node as SchemaObject;
+  if (record.$ref === ref) return true;
+  return Object.values(record).some((value) => containsRef(value, ref));
+}
+
+/** Rewrites `$ref`s in place (the tree is zod's fresh output, not shared yet). */
+function rewriteRefs(node: unknown, refs: ReadonlyMap<string, string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) rewriteRefs(item, refs);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const record = node as SchemaObject;
+  if (typeof record.$ref === "string") record.$ref = refs.get(record.$ref) ?? record.$ref;
+  for (const value of Object.values(record)) rewriteRefs(value, refs);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

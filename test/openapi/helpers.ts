@@ -1,0 +1,36 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import type { OpenAPIDocument } from "../../src/openapi/types";
+
+/** Validates a document against the official OpenAPI JSON schemas; returns the errors for a readable failure. */
+export async function validateDocument(doc: OpenAPIDocument): Promise<{ valid: boolean; errors?: unknown }> {
+  // The validator keeps the object it is given; hand it a copy so assertions see the document as built.
+  return new Validator().validate(structuredClone(doc));
+}
+
+/** Every `$ref` string in a document. */
+export function collectRefs(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const item of node) collectRefs(item, found);
+  } else if (typeof node === "object" && node !== null) {
+    const ref = (node as Record<string, unknown>).$ref;
+    if (typeof ref === "string") found.push(ref);
+    for (const value of Object.values(node)) collectRefs(value, found);
+  }
+  return found;
+}
+
+/** The `$ref`s of a document that point nowhere. */
+export function danglingRefs(doc: OpenAPIDocument): string[] {
+  const schemas = ((doc.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<string, unknown>;
+  return collectRefs(doc).filter((ref) => {
+    const name = ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : null;
+    return name === null || !(name in schemas);
+  });
+}
+
+/** Loose accessor for deep document paths in assertions. */
+export function at(node: unknown, ...path: Array<string | number>): any {
+  let current: any = node;
+  for (const key of path) current = current?.[key];
+  return current;
+}
