@@ -14,6 +14,8 @@ export interface TestApp {
 export interface AdapterHarness {
   name: "hono" | "itty-router";
   make(options?: RouterOptions): TestApp;
+  /** A router of the same kind to mount inside another with `route(prefix, nested)`. */
+  nested(options?: RouterOptions): any;
 }
 
 export const honoHarness: AdapterHarness = {
@@ -28,6 +30,7 @@ export const honoHarness: AdapterHarness = {
     const router = fromHono(app, options);
     return { router, caught, request: async (path, init) => app.request(path, init) };
   },
+  nested: (options) => fromHono(new Hono(), options),
 };
 
 export const ittyHarness: AdapterHarness = {
@@ -49,6 +52,7 @@ export const ittyHarness: AdapterHarness = {
         new Response("no route", { status: 404 }),
     };
   },
+  nested: (options) => fromIttyRouter(Router(), options),
 };
 
 export const harnesses = [honoHarness, ittyHarness];

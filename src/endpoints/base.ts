@@ -28,8 +28,8 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** The request and responses this kind of endpoint derives from the Meta. */
   protected abstract deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema;
 
-  /** Path keys that must be exactly the model's primary keys, or null for collection endpoints. */
-  protected abstract identifiesObject(): boolean;
+  /** Whether the path identifies one object (its keys must be the primary keys) or a collection. */
+  protected abstract readonly identifiesObject: boolean;
 
   override getSchema(): OpenAPIRouteSchema {
     if (!this.derivedSchema) {
@@ -57,14 +57,18 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
       request: { ...params, ...options.request },
       responses: {
         [options.status]: jsonResponseConfig(options.description, successSchema(options.result, options.envelope)),
-        ...errorResponses(this.identifiesObject()),
+        ...errorResponses(this.identifiesObject),
       },
     };
   }
 
   private resolvePathKeys(meta: ResolvedMeta): string[] {
     const urlParams = this.params?.urlParams ?? [];
-    if (!this.identifiesObject()) return urlParams.filter((name) => name in meta.fields.shape);
+    if (!this.identifiesObject) {
+      // A collection is addressed by the object's path parameters minus the last (the object's own key).
+      const collectionKeys = meta.pathParameters ? meta.pathParameters.slice(0, -1) : urlParams;
+      return collectionKeys.filter((name) => name in meta.fields.shape);
+    }
     const pathKeys = meta.pathParameters ?? urlParams;
     const primaryKeys = meta.model.primaryKeys;
     if (JSON.stringify(pathKeys) !== JSON.stringify(primaryKeys)) {

@@ -15,9 +15,7 @@ import { omitFields } from "./schema-helpers";
  * }
  */
 export abstract class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected identifiesObject(): boolean {
-    return false;
-  }
+  protected readonly identifiesObject = false;
 
   protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({

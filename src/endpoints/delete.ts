@@ -11,9 +11,7 @@ import type { Filters } from "./types";
  * openapi.delete("/tasks/:id", DeleteTask);
  */
 export abstract class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected identifiesObject(): boolean {
-    return true;
-  }
+  protected readonly identifiesObject = true;
 
   protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({

@@ -62,9 +62,7 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
   /** Query parameters that are filters, compiled at registration. */
   protected filterParameters: FilterParameter[] = [];
 
-  protected identifiesObject(): boolean {
-    return false;
-  }
+  protected readonly identifiesObject = false;
 
   protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const shape: Record<string, z.ZodType> = {};

@@ -14,9 +14,7 @@ import type { Filters } from "./types";
  * }
  */
 export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected identifiesObject(): boolean {
-    return true;
-  }
+  protected readonly identifiesObject = true;
 
   protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({ status: "200", description: "The object", result: meta.model.serializerSchema });

@@ -14,9 +14,7 @@ import type { UpdateFilters } from "./types";
  * openapi.patch("/tasks/:id", UpdateTask);
  */
 export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected identifiesObject(): boolean {
-    return true;
-  }
+  protected readonly identifiesObject = true;
 
   protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = omitFields(meta.fields, this.pathKeys);

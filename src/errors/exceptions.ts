@@ -64,6 +64,7 @@ export class ApiException extends Error {
 
   /** A `responses` entry documenting this exception, to spread into `schema.responses`. */
   static schema(): ErrorResponseConfig {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
     const entry = ERROR_CODES[this.errorName];
     return {
       [String(entry.status)]: {
