@@ -1,9 +1,14 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // Examples and documentation snippets import the package by name, as users do.
+    alias: { specroute: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    typecheck: { enabled: false },
     testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });

@@ -52,7 +52,7 @@ export abstract class RouterBase {
   /** The environment bindings of a call (Workers `env`). */
   abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
   /** Delivers a rendered failure the router's way: return the Response or throw it. */
-  protected abstract deliverFailure(failure: Failure, args: unknown[]): Response;
+  protected abstract deliverFailure(failure: Failure, args: unknown[]): Response | Promise<Response>;
 
   /**
    * Compiles the endpoint classes among `handlers` for `method path` and returns the handlers to give

@@ -1,5 +1,4 @@
 import type { Context, Hono, Next } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { BlankEnv, BlankSchema, Env, Schema } from "hono/types";
 import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
@@ -48,6 +47,13 @@ export type HonoOpenAPIRouterType<
   "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "on" | "route" | "basePath"
 >;
 
+// Loaded when fromHono() is first called, so importing specroute never needs hono installed.
+let httpExceptionModule: Promise<typeof import("hono/http-exception")> | undefined;
+const loadHttpException = () => {
+  httpExceptionModule ??= import("hono/http-exception");
+  return httpExceptionModule;
+};
+
 class HonoRouter extends RouterBase {
   getRequest(args: unknown[]): Request {
     return (args[0] as Context).req.raw;
@@ -62,7 +68,8 @@ class HonoRouter extends RouterBase {
   }
 
   /** Failures reach Hono's `onError` as HTTPExceptions carrying the formatted response. */
-  protected deliverFailure(failure: Failure): Response {
+  protected async deliverFailure(failure: Failure): Promise<Response> {
+    const { HTTPException } = await loadHttpException();
     throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
   }
 
@@ -93,6 +100,7 @@ export function fromHono<M extends Hono<any, any, any>>(
   app: M,
   options?: RouterOptions,
 ): M extends Hono<infer E, infer S, infer BP> ? HonoOpenAPIRouterType<E, S, BP> : never {
+  void loadHttpException();
   const core = new HonoRouter(options);
   core.registerDocsRoutes(app);
   return facade(core, app, "") as any;

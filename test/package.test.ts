@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(__dirname, "..");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+// A runtime import is any `import ... from "x"` or `import "x"` that is not `import type`.
+const runtimeImport = /^import\s+(?!type\b)(?:[^"']*\sfrom\s+)?["']([^"']+)["']/gm;
+
+describe("package boundaries", () => {
+  const files = sourceFiles(join(root, "src"));
+
+  it("never loads hono or itty-router at import time (they are optional peers)", () => {
+    const offenders = files.flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(runtimeImport)]
+        .map((match) => match[1]!)
+        .filter((specifier) => /^(hono|itty-router)(\/|$)/.test(specifier))
+        .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("keeps core free of routers, SQL drivers and docs pages", () => {
+    const offenders = files
+      .filter((file) => relative(root, file).startsWith("src/core/"))
+      .flatMap((file) =>
+        [...readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']/g)]
+          .map((match) => match[1]!)
+          .filter((specifier) => /adapters|sql|docs-ui|^hono|^itty-router|^pg$|^mysql2|better-sqlite3/.test(specifier))
+          .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("declares zod as a peer and the routers as optional peers", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(["hono", "itty-router", "zod"]);
+    expect(pkg.peerDependenciesMeta.hono.optional).toBe(true);
+    expect(pkg.peerDependenciesMeta["itty-router"].optional).toBe(true);
+    expect(Object.keys(pkg.dependencies ?? {})).not.toContain("hono");
+  });
+});
