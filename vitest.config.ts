@@ -4,7 +4,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: {
     // Examples and documentation snippets import the package by name, as users do.
-    alias: { specroute: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    alias: [
+      { find: /^specroute$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: /^specroute\/node$/, replacement: fileURLToPath(new URL("./src/node/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],

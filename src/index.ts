@@ -6,7 +6,7 @@ extendZodWithOpenApi(z);
 
 export { fromHono, type HonoOpenAPIRouterType } from "./adapters/hono";
 export { fromIttyRouter, type IttyOpenAPIRouterType } from "./adapters/itty-router";
-export type { ResolvedRouterOptions, RouterOptions } from "./adapters/options";
+export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
 export type { RouteEntry } from "./adapters/router-base";
 export { contentJson } from "./core/content";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
@@ -20,6 +20,7 @@ export type {
   UnvalidatedData,
   ValidatedData,
 } from "./core/schema-types";
+export type { DocsAssetFile } from "./docs-ui";
 export {
   CreateEndpoint,
   DEFAULT_PER_PAGE,

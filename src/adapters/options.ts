@@ -1,5 +1,14 @@
+import type { DocsAssetFile } from "../docs-ui";
 import type { ErrorFormat } from "../errors/render";
 import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
+
+/**
+ * Where the docs pages load Swagger UI, ReDoc and Scalar from: a CDN (default), or the app itself,
+ * which serves each file under `baseUrl` with `load` (see `nodeDocsAssets()` from "specroute/node").
+ */
+export type DocsAssetsOption =
+  | { kind: "cdn" }
+  | { kind: "self-hosted"; baseUrl: string; load(asset: DocsAssetFile): Promise<Uint8Array | string | null> };
 
 /** Options of `fromHono` / `fromIttyRouter`, as chanfana 3 has them plus specroute's own. */
 export interface RouterOptions {
@@ -31,6 +40,8 @@ export interface RouterOptions {
   errorFormat?: ErrorFormat;
   /** Largest accepted request body in bytes. Default 1 MiB. */
   maxBodySize?: number;
+  /** Where the docs pages' scripts and styles come from. Default: a CDN. */
+  docsAssets?: DocsAssetsOption;
 }
 
 /** Router options with every default applied. */
@@ -49,6 +60,7 @@ export interface ResolvedRouterOptions {
   passthroughErrors: boolean;
   errorFormat: ErrorFormat;
   maxBodySize: number;
+  docsAssets: DocsAssetsOption;
 }
 
 export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
@@ -72,6 +84,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     passthroughErrors: options.passthroughErrors ?? false,
     errorFormat: options.errorFormat ?? "envelope",
     maxBodySize,
+    docsAssets: options.docsAssets ?? { kind: "cdn" },
   };
 }
 

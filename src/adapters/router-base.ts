@@ -3,7 +3,15 @@ import { ResponsePlan } from "../core/respond";
 import { isRouteClass, type OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "../core/route";
 import { RoutePlan } from "../core/route-plan";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { redocPage, scalarPage, swaggerUiPage } from "../docs-ui";
+import {
+  type DocsAssetFile,
+  docsAssetFiles,
+  redocPage,
+  SWAGGER_UI_INIT_FILE,
+  scalarPage,
+  swaggerUiInitScript,
+  swaggerUiPage,
+} from "../docs-ui";
 import { isApiException } from "../errors/exceptions";
 import { buildDocument } from "../openapi/document";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
@@ -23,6 +31,9 @@ export interface RouteEntry {
 
 /** A handler as the wrapped router calls it. */
 export type RouterHandler = (...args: any[]) => unknown;
+
+/** A document or docs route: answers, or returns undefined to let the router try the next route. */
+export type DocsHandler = (args: unknown[]) => Response | undefined | Promise<Response | undefined>;
 
 const JSON_TYPE = "application/json;charset=UTF-8";
 const YAML_TYPE = "text/yaml;charset=UTF-8";
@@ -85,15 +96,19 @@ export abstract class RouterBase {
   }
 
   /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
-  protected docsRoutes(): Array<[string, (args: unknown[]) => Response | undefined]> {
-    const { openapi_url, docs_url, redoc_url, scalar_url, base } = this.options;
+  protected docsRoutes(): Array<[string, DocsHandler]> {
+    const { openapi_url, docs_url, redoc_url, scalar_url, base, docsAssets } = this.options;
     if (openapi_url === null) return [];
-    const routes: Array<[string, (args: unknown[]) => Response | undefined]> = [];
+    const routes: Array<[string, DocsHandler]> = [];
     const serve = (body: () => string, type: string) => () =>
-      this.mounted ? undefined : new Response(body(), { headers: { "content-type": type } });
+      new Response(body(), { headers: { "content-type": type } });
     routes.push([openapi_url, serve(() => this.cachedDocument(this.options.openapiVersion).json, JSON_TYPE)]);
     routes.push([yamlUrl(openapi_url), serve(() => this.cachedYaml(), YAML_TYPE)]);
-    const page = { openapiUrl: base + openapi_url, title: this.options.schema.info?.title };
+    const assets =
+      docsAssets.kind === "self-hosted"
+        ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
+        : docsAssets;
+    const page = { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
     const pages: Array<[string | null, () => string]> = [
       [docs_url, () => swaggerUiPage(page)],
       [redoc_url, () => redocPage(page)],
@@ -104,6 +119,35 @@ export abstract class RouterBase {
       let cached: string | undefined;
       routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
     }
+    if (docsAssets.kind === "self-hosted") routes.push(...this.assetRoutes(docsAssets, page.openapiUrl));
+    // A mounted router's copies of these routes step aside for the parent's.
+    return routes.map(([path, handler]) => [path, (args) => (this.mounted ? undefined : handler(args))]);
+  }
+
+  /** Routes serving the docs pages' files from the app, each read once and kept. */
+  private assetRoutes(
+    assets: Extract<ResolvedRouterOptions["docsAssets"], { kind: "self-hosted" }>,
+    openapiUrl: string,
+  ): Array<[string, DocsHandler]> {
+    const prefix = assets.baseUrl.replace(/\/+$/, "");
+    const files: DocsAssetFile[] = (["swagger-ui", "redoc", "scalar"] as const).flatMap((page) => docsAssetFiles(page));
+    const routes: Array<[string, DocsHandler]> = files.map((asset) => {
+      let body: Promise<Uint8Array | string | null> | undefined;
+      const handler: DocsHandler = async () => {
+        body ??= assets.load(asset);
+        const content = await body;
+        if (content === null) return undefined;
+        return new Response(content as BodyInit, {
+          headers: { "content-type": asset.contentType, "cache-control": "public, max-age=86400" },
+        });
+      };
+      return [`${prefix}/${asset.file}`, handler];
+    });
+    const init = swaggerUiInitScript(openapiUrl);
+    routes.push([
+      `${prefix}/${SWAGGER_UI_INIT_FILE}`,
+      () => new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
+    ]);
     return routes;
   }
 

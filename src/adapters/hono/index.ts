@@ -77,7 +77,7 @@ class HonoRouter extends RouterBase {
   registerDocsRoutes(app: Hono<any, any, any>): void {
     for (const [path, handler] of this.docsRoutes()) {
       app.get(path, async (c: Context, next: Next) => {
-        const response = handler([c]);
+        const response = await handler([c]);
         if (response) return response;
         await next();
       });

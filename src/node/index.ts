@@ -1,0 +1,1 @@
+export { nodeDocsAssets } from "./docs-assets";
