@@ -1,0 +1,202 @@
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
+import { CliError, oneLine } from "./errors";
+import { hideTags } from "./hide-tags";
+import { loadRouter } from "./load-router";
+import { DOCUMENT_FORMATS, type DocumentFormat, formatForFile, renderDocument, writeDocument } from "./write-document";
+
+/** Where the CLI writes; `process` unless a test passes its own. */
+export interface CliIO {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Directory module and output paths are relative to. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+/** `specroute openapi` arguments once parsed and checked. */
+export interface OpenapiArgs {
+  module: string;
+  exportName?: string;
+  /** File to write; `undefined` (or `-` on the command line) for stdout. */
+  output?: string;
+  format?: DocumentFormat;
+  openapi?: OpenAPIVersion;
+  hideTags: string[];
+}
+
+const USAGE_LINE = "specroute openapi <module> [options]";
+
+export const USAGE = `Usage: ${USAGE_LINE}
+
+Writes the OpenAPI document of a specroute router. The module is imported, never served:
+registering the routes is what builds the document. TypeScript modules are loaded with tsx.
+
+Options:
+  --export <name>       export holding the router (made by fromHono() or fromIttyRouter());
+                        default: 'default' if it is one, else the first export that is one
+  -o, --output <file>   write to <file> instead of stdout
+  --format json|yaml    default: yaml if <file> ends in .yaml or .yml, else json
+  --openapi 3|3.1       OpenAPI 3.0.3 or 3.1.0; default: the router's openapiVersion option
+  --hide-tag <tag>      leave out operations tagged <tag>, e.g. internal routes in a public
+                        document (repeatable; routes marked x-ignore are always left out)
+  -h, --help            show this help
+`;
+
+type ValueOption = "exportName" | "output" | "format" | "openapi" | "hideTags";
+
+const VALUE_OPTIONS: Record<string, ValueOption> = {
+  "--export": "exportName",
+  "--output": "output",
+  "-o": "output",
+  "--format": "format",
+  "--openapi": "openapi",
+  "--hide-tag": "hideTags",
+};
+
+const OPENAPI_VERSIONS: readonly OpenAPIVersion[] = ["3", "3.1"];
+
+/**
+ * Runs the CLI with `argv` (the arguments after the program name) and resolves to its exit code:
+ * 0, or 1 after one line on stderr. Never exits the process.
+ *
+ * @example
+ * await main(["openapi", "src/app.ts", "--format", "yaml", "-o", "openapi.yaml"]); // 0
+ */
+export async function main(
+  argv: readonly string[],
+  io: CliIO = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  try {
+    const parsed = parseArgs(argv);
+    if (parsed === "help") {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    await openapiCommand(parsed, { ...io, cwd });
+    return 0;
+  } catch (err) {
+    const message = err instanceof CliError ? err.message : `unexpected error: ${oneLine(err)}`;
+    io.stderr.write(`specroute: ${message}\n`);
+    return 1;
+  }
+}
+
+/** `specroute openapi`: import the module, take its router's document, write it. */
+export async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): Promise<void> {
+  const { router, exportName, alsoFound } = await loadRouter(args.module, {
+    cwd: io.cwd,
+    exportName: args.exportName,
+  });
+  if (alsoFound.length > 0) {
+    io.stderr.write(
+      `specroute: using export '${exportName}'; also routers: ${alsoFound.join(", ")} (choose one with --export)\n`,
+    );
+  }
+  let doc: OpenAPIDocument;
+  try {
+    doc = router.getGeneratedSchema(args.openapi);
+  } catch (err) {
+    throw new CliError(`could not build the document of export '${exportName}': ${oneLine(err)}`);
+  }
+  const text = renderDocument(hideTags(doc, args.hideTags), args.format ?? formatForFile(args.output));
+  await writeDocument(text, { file: args.output, cwd: io.cwd, stdout: io.stdout });
+}
+
+/** Parses and checks the command line; "help" when help was asked for. */
+export function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
+  const positionals: string[] = [];
+  const values: Partial<Record<Exclude<ValueOption, "hideTags">, string>> = {};
+  const hidden: string[] = [];
+  let help = false;
+
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (token === "-h" || token === "--help") {
+      help = true;
+      continue;
+    }
+    if (!token.startsWith("-") || token === "-") {
+      positionals.push(token);
+      continue;
+    }
+    const eq = token.startsWith("--") ? token.indexOf("=") : -1;
+    const flag = eq === -1 ? token : token.slice(0, eq);
+    const option = VALUE_OPTIONS[flag];
+    if (option === undefined) throw new CliError(`unknown option '${flag}' (see specroute --help)`);
+    let value: string | undefined;
+    if (eq !== -1) {
+      value = token.slice(eq + 1);
+    } else {
+      const next = argv[i + 1];
+      // A following option is a forgotten value, not a value; a lone "-" (stdout) is fine.
+      if (next !== undefined && (!next.startsWith("-") || next === "-")) {
+        value = next;
+        i++;
+      }
+    }
+    if (value === undefined || value === "") throw new CliError(`option '${flag}' needs a value`);
+    if (option === "hideTags") {
+      hidden.push(value);
+      continue;
+    }
+    if (values[option] !== undefined) throw new CliError(`option '${flag}' given more than once`);
+    values[option] = value;
+  }
+
+  if (help) return "help";
+  const [command, module, ...extra] = positionals;
+  if (command === undefined) throw new CliError(`missing command (usage: ${USAGE_LINE})`);
+  if (command !== "openapi") throw new CliError(`unknown command '${command}' (usage: ${USAGE_LINE})`);
+  if (module === undefined) throw new CliError(`missing module path (usage: ${USAGE_LINE})`);
+  if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}' (usage: ${USAGE_LINE})`);
+
+  const { format, openapi } = values;
+  if (format !== undefined && !(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
+    throw new CliError(`--format must be json or yaml, got '${format}'`);
+  }
+  if (openapi !== undefined && !(OPENAPI_VERSIONS as readonly string[]).includes(openapi)) {
+    throw new CliError(`--openapi must be 3 or 3.1, got '${openapi}'`);
+  }
+  return {
+    module,
+    exportName: values.exportName,
+    output: values.output === "-" ? undefined : values.output,
+    format: format as DocumentFormat | undefined,
+    openapi: openapi as OpenAPIVersion | undefined,
+    hideTags: hidden,
+  };
+}
+
+/**
+ * Runs the CLI as the program: sets the exit code and exits once output is flushed, since the app
+ * module may hold handles open (timers, database pools) that would otherwise keep the process alive.
+ */
+export async function run(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const code = await main(argv);
+  process.exitCode = code;
+  await Promise.all([flush(process.stdout), flush(process.stderr)]);
+  process.exit(code);
+}
+
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((done) => stream.write("", () => done()));
+}
+
+/** Whether this file is the program node was started with (`node dist/cli.js ...`), not an import. */
+function isProgram(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) void run();
