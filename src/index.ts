@@ -70,3 +70,31 @@ export type { ErrorFormat } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export type { DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "./openapi/types";
+export {
+  type BetterSqlite3Database,
+  betterSqlite3Driver,
+  type D1DatabaseLike,
+  DatabaseError,
+  d1Driver,
+  type Mysql2Queryable,
+  mysql2Driver,
+  type PGliteLike,
+  type PgQueryable,
+  pgDriver,
+  pgliteDriver,
+  type SqlDriver,
+  SqlTable,
+  UniqueViolationError,
+} from "./sql";
+export {
+  D1CreateEndpoint,
+  D1DeleteEndpoint,
+  D1ListEndpoint,
+  D1ReadEndpoint,
+  D1UpdateEndpoint,
+  SqlCreateEndpoint,
+  SqlDeleteEndpoint,
+  SqlListEndpoint,
+  SqlReadEndpoint,
+  SqlUpdateEndpoint,
+} from "./sql/endpoints";

@@ -42,6 +42,8 @@ export interface RouterOptions {
   maxBodySize?: number;
   /** Where the docs pages' scripts and styles come from. Default: a CDN. */
   docsAssets?: DocsAssetsOption;
+  /** The database SQL-backed endpoints use when they name none: a driver such as `betterSqlite3Driver(db)`. */
+  db?: unknown;
 }
 
 /** Router options with every default applied. */
@@ -61,6 +63,7 @@ export interface ResolvedRouterOptions {
   errorFormat: ErrorFormat;
   maxBodySize: number;
   docsAssets: DocsAssetsOption;
+  db: unknown;
 }
 
 export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
@@ -85,6 +88,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     errorFormat: options.errorFormat ?? "envelope",
     maxBodySize,
     docsAssets: options.docsAssets ?? { kind: "cdn" },
+    db: options.db,
   };
 }
 

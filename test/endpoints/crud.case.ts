@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterOptions } from "../../src";
 import { type AdapterHarness, documentErrors, jsonBody } from "../helpers";
 import { type Project, ProjectSchema, projectCreateMeta, projectMeta, type Task, taskMeta } from "./models";
@@ -18,6 +18,8 @@ export interface CrudBackend {
   /** Every stored row of a table, as the store holds it. */
   rows(table: string): Promise<Record<string, unknown>[]>;
   routerOptions?: RouterOptions;
+  /** Releases connections; called once after the suite. */
+  close?(): Promise<void>;
 }
 
 /** The call order of lifecycle hooks, recorded by the hooked endpoints. */
@@ -208,6 +210,9 @@ const seedTasks: Array<Omit<Task, "projectId">> = [
 export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): void {
   describe(`${harness.name} × ${backend.name}: auto CRUD endpoints`, () => {
     let app: ReturnType<typeof buildApp>;
+    afterAll(async () => {
+      await backend.close?.();
+    });
     beforeEach(async () => {
       await backend.reset();
       calls.length = 0;

@@ -1,0 +1,65 @@
+/** What a dialect reports about a UNIQUE / PRIMARY KEY violation it recognised in a driver error. */
+export interface UniqueViolation {
+  /** Columns named by the engine's message; empty when it named only an index. */
+  columns: string[];
+  /** Index or constraint name, when the engine gave one; used to look the columns up. */
+  index?: string;
+}
+
+/** Which statements can hand back the written row themselves (`RETURNING`); the others are re-selected. */
+export interface ReturningSupport {
+  insert: boolean;
+  update: boolean;
+  delete: boolean;
+}
+
+/**
+ * Everything that differs between SQL engines, as data and small pure functions.
+ * Identifiers given to it are already checked against the model, so quoting is a formality.
+ *
+ * @example
+ * const sql = `SELECT ${dialect.quote("id")} FROM t WHERE x = ${dialect.placeholder(1)}`
+ */
+export interface Dialect {
+  /** Engine family, for logs and for drivers that must know it. */
+  readonly name: string;
+  readonly returning: ReturningSupport;
+  /** Tail of an INSERT that writes no column (every column takes its default). */
+  readonly insertDefaults: string;
+  /** Quotes one checked identifier. */
+  quote(identifier: string): string;
+  /** Placeholder for the `position`-th (1-based) bound parameter. */
+  placeholder(position: number): string;
+  /** Case-insensitive LIKE test of `column` against a bound pattern escaped with {@link LIKE_ESCAPE}. */
+  containsInsensitive(column: string, pattern: string): string;
+  /** One ORDER BY term; NULLs sort as the smallest value on every engine. */
+  orderBy(column: string, direction: "asc" | "desc"): string;
+  /** LIMIT/OFFSET clause for checked non-negative integers; `bind` adds a parameter and returns its placeholder. */
+  limitOffset(limit: number, offset: number, bind: (value: unknown) => string): string;
+  /** Recognises a unique violation in any error the engine's drivers throw. */
+  uniqueViolation(error: unknown): UniqueViolation | null;
+  /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */
+  uniqueIndexColumns?(table: readonly string[], index: string): { sql: string; params: unknown[] };
+}
+
+/** Escape character of every LIKE pattern; `!` needs no escaping inside a string literal on any engine (unlike `\` on MySQL). */
+export const LIKE_ESCAPE = "!";
+
+/**
+ * LIKE pattern matching `term` anywhere, with `%`, `_` and the escape character taken literally.
+ *
+ * @example
+ * containsPattern("100%") // "%100!%%"
+ */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[!%_]/g, (char) => LIKE_ESCAPE + char)}%`;
+}
+
+/** The error and its `cause` chain, for drivers that wrap the engine's error (D1, Miniflare). */
+export function* errorChain(error: unknown): Generator<Record<string, unknown>> {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    yield current as Record<string, unknown>;
+    current = (current as { cause?: unknown }).cause;
+  }
+}

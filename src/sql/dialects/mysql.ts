@@ -1,0 +1,71 @@
+import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+
+// ER_DUP_ENTRY: "Duplicate entry '<value>' for key '<index>'"; MySQL 8.0.19+ writes '<table>.<index>'.
+const DUPLICATE_KEY = /for key '([^']+)'$/;
+
+/**
+ * Reads errno 1062 (ER_DUP_ENTRY) from mysql2 errors. The message names only the index, so
+ * `columns` is empty and the columns are looked up by index name.
+ *
+ * @example
+ * mysqlUniqueViolation({ errno: 1062, sqlMessage: "Duplicate entry 'a' for key 'users.email'" }) // { columns: [], index: "email" }
+ */
+export function mysqlUniqueViolation(error: unknown): UniqueViolation | null {
+  for (const link of errorChain(error)) {
+    if (link.errno !== 1062 && link.code !== "ER_DUP_ENTRY") continue;
+    const message = typeof link.sqlMessage === "string" ? link.sqlMessage : String(link.message ?? "");
+    const match = DUPLICATE_KEY.exec(message);
+    if (!match) return { columns: [] };
+    // Index names containing a dot or quote are not supported: before the first dot is MySQL 8's table prefix.
+    const index = match[1].includes(".") ? match[1].slice(match[1].indexOf(".") + 1) : match[1];
+    return { columns: [], index };
+  }
+  return null;
+}
+
+function assertCount(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError("LIMIT/OFFSET must be a non-negative integer");
+  return value;
+}
+
+/**
+ * MySQL 5.7+/8 and MariaDB, without RETURNING: written rows are re-selected by primary key and a
+ * deleted row is selected before the DELETE (two statements, not atomic against concurrent writers).
+ * Search lowercases both sides so `_bin`/`_cs` collations are case-insensitive too; a `_ci`
+ * collation may also ignore accents, which other engines do not.
+ *
+ * @example
+ * const driver = mysql2Driver(pool) // uses mysqlDialect
+ */
+export const mysqlDialect: Dialect = {
+  name: "mysql",
+  returning: { insert: false, update: false, delete: false },
+  insertDefaults: "() VALUES ()",
+  quote: (identifier) => `\`${identifier.replaceAll("`", "``")}\``,
+  placeholder: () => "?",
+  containsInsensitive: (column, pattern) => `LOWER(${column}) LIKE LOWER(${pattern}) ESCAPE '${LIKE_ESCAPE}'`,
+  // MySQL already sorts NULL first ascending and last descending.
+  orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
+  // Inlined (checked integers): MySQL 8 rejects the DOUBLE-typed LIMIT parameters some clients send in prepared statements.
+  limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
+  uniqueViolation: mysqlUniqueViolation,
+  uniqueIndexColumns: (table, index) => ({
+    sql: `SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND INDEX_NAME = ?
+ORDER BY SEQ_IN_INDEX`,
+    params: [table.length > 1 ? table[0] : null, table[table.length - 1], index],
+  }),
+};
+
+/**
+ * MariaDB 10.5+: like {@link mysqlDialect} but with RETURNING for INSERT and DELETE
+ * (MariaDB has no UPDATE ... RETURNING, so an updated row is still re-selected).
+ *
+ * @example
+ * const driver = mysql2Driver(pool, { dialect: mariadbDialect })
+ */
+export const mariadbDialect: Dialect = {
+  ...mysqlDialect,
+  name: "mariadb",
+  returning: { insert: true, update: false, delete: true },
+};

@@ -1,0 +1,41 @@
+import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+
+// "UNIQUE constraint failed: t.a, t.b" (column constraints) or "... failed: index 'name'" (expression indexes).
+const UNIQUE_FAILED = /UNIQUE constraint failed: (?:index '([^']+)'|([\w$]+(?:\.[\w$]+)*(?:, [\w$]+(?:\.[\w$]+)*)*))/;
+
+/**
+ * Reads SQLite's "UNIQUE constraint failed" message, also when wrapped (D1: "D1_ERROR: ...: SQLITE_CONSTRAINT").
+ *
+ * @example
+ * sqliteUniqueViolation(new Error("UNIQUE constraint failed: users.email")) // { columns: ["email"] }
+ */
+export function sqliteUniqueViolation(error: unknown): UniqueViolation | null {
+  for (const link of errorChain(error)) {
+    const match = typeof link.message === "string" ? UNIQUE_FAILED.exec(link.message) : null;
+    if (!match) continue;
+    if (match[1] !== undefined) return { columns: [], index: match[1] };
+    return { columns: match[2].split(", ").map((name) => name.slice(name.lastIndexOf(".") + 1)) };
+  }
+  return null;
+}
+
+/**
+ * SQLite (also Cloudflare D1). Needs SQLite 3.35+ for RETURNING, used for every write.
+ * LIKE is case-insensitive for ASCII letters only (SQLite's default; `PRAGMA case_sensitive_like` would change it).
+ *
+ * @example
+ * const driver = betterSqlite3Driver(db) // uses sqliteDialect
+ */
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  returning: { insert: true, update: true, delete: true },
+  insertDefaults: "DEFAULT VALUES",
+  quote: (identifier) => `"${identifier.replaceAll('"', '""')}"`,
+  // Plain `?` rather than `?NNN`: D1 and better-sqlite3 both bind anonymous placeholders positionally.
+  placeholder: () => "?",
+  containsInsensitive: (column, pattern) => `${column} LIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`,
+  // SQLite already sorts NULL first ascending and last descending.
+  orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
+  limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
+  uniqueViolation: sqliteUniqueViolation,
+};

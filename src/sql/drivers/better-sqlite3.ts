@@ -1,0 +1,43 @@
+import { sqliteDialect } from "../dialects/sqlite";
+import type { SqlDriver } from "../driver";
+import { toSqliteValue } from "./values";
+
+/** The part of a better-sqlite3 `Database` this driver uses (typed here so the package stays optional). */
+export interface BetterSqlite3Database {
+  prepare(sql: string): {
+    readonly reader: boolean;
+    all(...params: unknown[]): unknown[];
+    run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  };
+  close(): unknown;
+}
+
+/**
+ * Driver over a better-sqlite3 database the application opened.
+ *
+ * @example
+ * import Database from "better-sqlite3"
+ * const driver = betterSqlite3Driver(new Database("app.db"))
+ */
+export function betterSqlite3Driver(db: BetterSqlite3Database): SqlDriver {
+  return {
+    dialect: sqliteDialect,
+    async query<T>(sql: string, params: unknown[]) {
+      const statement = db.prepare(sql);
+      const values = params.map(toSqliteValue);
+      // `all()` refuses statements that return nothing; run those and answer no rows.
+      if (!statement.reader) {
+        statement.run(...values);
+        return [];
+      }
+      return statement.all(...values) as T[];
+    },
+    async execute(sql, params) {
+      const result = db.prepare(sql).run(...params.map(toSqliteValue));
+      return { changes: result.changes, lastInsertId: result.lastInsertRowid };
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { sqliteDialect } from "../dialects/sqlite";
+import type { SqlDriver } from "../driver";
+import { toSqliteValue } from "./values";
+
+/** A D1 prepared statement, as far as this driver uses it. */
+export interface D1PreparedStatementLike {
+  bind(...values: unknown[]): D1PreparedStatementLike;
+  all<T = Record<string, unknown>>(): Promise<{ results?: T[]; meta?: { changes?: number; last_row_id?: number } }>;
+  run(): Promise<{ meta?: { changes?: number; last_row_id?: number } }>;
+}
+
+/** The part of a Cloudflare D1 binding (`env.DB`) this driver uses. */
+export interface D1DatabaseLike {
+  prepare(sql: string): D1PreparedStatementLike;
+}
+
+// D1 binds null, numbers, strings and ArrayBuffers; a bigint outside the double range is sent as text.
+function toD1Value(value: unknown): unknown {
+  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return toSqliteValue(value);
+}
+
+/**
+ * Driver over a Cloudflare D1 binding; create it per request from `env`. D1 caps a statement at
+ * 100 bound parameters, which bounds the length of an `IN` list.
+ *
+ * @example
+ * const driver = d1Driver(env.DB)
+ * const row = await table.selectOne(driver, [{ field: "id", operator: "EQ", value: 1 }])
+ */
+export function d1Driver(db: D1DatabaseLike): SqlDriver {
+  const prepare = (sql: string, params: unknown[]) => {
+    const statement = db.prepare(sql);
+    return params.length > 0 ? statement.bind(...params.map(toD1Value)) : statement;
+  };
+  return {
+    dialect: sqliteDialect,
+    async query<T>(sql: string, params: unknown[]) {
+      const result = await prepare(sql, params).all<T>();
+      return result.results ?? [];
+    },
+    async execute(sql, params) {
+      const result = await prepare(sql, params).run();
+      return { changes: result.meta?.changes ?? 0, lastInsertId: result.meta?.last_row_id };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { CreateEndpoint } from "../../endpoints/create";
+import { DeleteEndpoint } from "../../endpoints/delete";
+import { ListEndpoint } from "../../endpoints/list";
+import { ReadEndpoint } from "../../endpoints/read";
+import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
+import { UpdateEndpoint } from "../../endpoints/update";
+import type { SqlRow } from "../table";
+import { SqlBacked } from "./sql-backed";
+
+/**
+ * Create over SQL: inserts the object and answers it as stored (generated id, defaults).
+ *
+ * @example
+ * class CreateTask extends SqlCreateEndpoint { _meta = taskMeta; }
+ * fromHono(app, { db: betterSqlite3Driver(new Database("app.db")) }).post("/tasks", CreateTask);
+ */
+export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(CreateEndpoint)<HandleArgs> {
+  async create(data: Record<string, unknown>): Promise<SqlRow> {
+    return this.withTable((table, db) => table.insert(db, data));
+  }
+}
+
+/** Read over SQL: selects the row identified by the path keys. */
+export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(ReadEndpoint)<HandleArgs> {
+  async fetch(filters: Filters): Promise<SqlRow | null> {
+    return this.withTable((table, db) => table.selectOne(db, filters.filters));
+  }
+}
+
+/** Update over SQL: writes only the sent columns, in one statement scoped by the full primary key. */
+export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(UpdateEndpoint)<HandleArgs> {
+  async getObject(filters: UpdateFilters): Promise<SqlRow | null> {
+    return this.withTable((table, db) => table.selectOne(db, filters.filters));
+  }
+
+  async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
+    const row = await this.withTable((table, db) => table.update(db, filters.filters, filters.updatedData));
+    return row ?? this.notFound();
+  }
+}
+
+/** Delete over SQL: deletes the row identified by the full primary key and answers it. */
+export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(DeleteEndpoint)<HandleArgs> {
+  async getObject(filters: Filters): Promise<SqlRow | null> {
+    return this.withTable((table, db) => table.selectOne(db, filters.filters));
+  }
+
+  async delete(_oldObj: unknown, filters: Filters): Promise<SqlRow | null> {
+    return this.withTable((table, db) => table.delete(db, filters.filters));
+  }
+}
+
+/** List over SQL: filters, search, ordering and pagination in one query, with `total_count`. */
+export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(ListEndpoint)<HandleArgs> {
+  async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
+    const { page, per_page, order_by, order_by_direction } = filters.options;
+    const search = filters.filters.find((condition) => condition.operator === "LIKE");
+    const page$ = await this.withTable((table, db) =>
+      table.list(db, {
+        filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),
+        search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
+        orderBy: order_by ? { column: order_by, direction: order_by_direction ?? "asc" } : undefined,
+        limit: per_page,
+        offset: (page - 1) * per_page,
+      }),
+    );
+    return { result: page$.rows, result_info: { total_count: page$.totalCount } };
+  }
+}
+
+/** chanfana's D1 endpoints: the same, reading the D1 binding named by `dbName` (default "DB") from `env`. */
+export class D1CreateEndpoint<HandleArgs extends Array<object> = any> extends SqlCreateEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
+export class D1ReadEndpoint<HandleArgs extends Array<object> = any> extends SqlReadEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
+export class D1UpdateEndpoint<HandleArgs extends Array<object> = any> extends SqlUpdateEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
+export class D1DeleteEndpoint<HandleArgs extends Array<object> = any> extends SqlDeleteEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
+export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlListEndpoint<HandleArgs> {
+  override dbName = "DB";
+}

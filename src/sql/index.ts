@@ -1,0 +1,29 @@
+export type { ColumnKind } from "./codec";
+export { columnKind, decodeValue, encodeValue } from "./codec";
+export type { Dialect, ReturningSupport, UniqueViolation } from "./dialect";
+export { containsPattern, LIKE_ESCAPE } from "./dialect";
+export { mariadbDialect, mysqlDialect, mysqlUniqueViolation } from "./dialects/mysql";
+export { postgresDialect, postgresUniqueViolation } from "./dialects/postgres";
+export { sqliteDialect, sqliteUniqueViolation } from "./dialects/sqlite";
+export type { ExecuteResult, SqlDriver } from "./driver";
+export type { BetterSqlite3Database } from "./drivers/better-sqlite3";
+export { betterSqlite3Driver } from "./drivers/better-sqlite3";
+export type { D1DatabaseLike, D1PreparedStatementLike } from "./drivers/d1";
+export { d1Driver } from "./drivers/d1";
+export type { Mysql2DriverOptions, Mysql2Queryable } from "./drivers/mysql2";
+export { mysql2Driver } from "./drivers/mysql2";
+export type { PgQueryable } from "./drivers/pg";
+export { pgDriver } from "./drivers/pg";
+export type { PGliteLike } from "./drivers/pglite";
+export { pgliteDriver } from "./drivers/pglite";
+export {
+  DatabaseError,
+  IncompleteKeyError,
+  InvalidIdentifierError,
+  InvalidValueError,
+  UniqueViolationError,
+} from "./errors";
+export { assertIdentifier, IDENTIFIER_PATTERN, parseTableName } from "./identifiers";
+export type { SearchClause } from "./statement";
+export type { ListPage, ListQuery, SqlRow, SqlTableOptions } from "./table";
+export { SqlTable, uniqueIndexColumns } from "./table";
