@@ -66,7 +66,7 @@ export {
   UnprocessableEntityException,
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
-export type { ErrorFormat } from "./errors/render";
+export { type ErrorFormat, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export type { DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "./openapi/types";
@@ -97,4 +97,5 @@ export {
   SqlListEndpoint,
   SqlReadEndpoint,
   SqlUpdateEndpoint,
+  toSqlDriver,
 } from "./sql/endpoints";

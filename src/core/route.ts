@@ -37,9 +37,10 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   /** The arguments the router passed for the current request (e.g. Hono's context). */
   args: HandleArgs = [] as unknown as HandleArgs;
 
-  /** Set per request by the framework before `handle` runs. */
-  protected validatedData: Record<string, unknown> | undefined = undefined;
-  protected unvalidatedData: UnvalidatedData | undefined = undefined;
+  /** @internal Set per request by the framework before `handle` runs; read it with getValidatedData(). */
+  validatedData: Record<string, unknown> | undefined = undefined;
+  /** @internal Set per request; read it with getUnvalidatedData(). */
+  unvalidatedData: UnvalidatedData | undefined = undefined;
 
   constructor(params: RouteOptions) {
     this.params = params;

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { jsonResponse } from "../core/respond";
-import { OpenAPIRoute } from "../core/route";
+import { OpenAPIRoute, type RouteOptions } from "../core/route";
 import type { OpenAPIRouteSchema, RequestSchema } from "../core/schema-types";
 import { NotFoundException } from "../errors/exceptions";
 import { type ResolvedMeta, resolveMeta } from "./meta";
@@ -16,9 +16,9 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   declare _meta: Meta;
 
   /** Set at registration by `getSchema()`; requests inherit it from the registered instance. */
-  protected derivedSchema: OpenAPIRouteSchema | undefined;
+  derivedSchema: OpenAPIRouteSchema | undefined;
   /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
-  protected pathKeys: string[] = [];
+  pathKeys: string[] = [];
 
   /** The Meta with its defaults filled in. */
   get meta(): ResolvedMeta {
@@ -26,15 +26,15 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   }
 
   /** The request and responses this kind of endpoint derives from the Meta. */
-  protected abstract deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema;
+  abstract deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema;
 
   /** Whether the path identifies one object (its keys must be the primary keys) or a collection. */
-  protected abstract readonly identifiesObject: boolean;
+  abstract readonly identifiesObject: boolean;
 
   override getSchema(): OpenAPIRouteSchema {
     if (!this.derivedSchema) {
       const meta = this.meta;
-      this.pathKeys = this.resolvePathKeys(meta);
+      this.pathKeys = resolvePathKeys(meta, this.identifiesObject, this.params);
       this.derivedSchema = mergeSchema(this.deriveSchema(meta), this.schema, meta.tags);
     }
     return this.derivedSchema;
@@ -44,7 +44,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
    * The schema shape all auto endpoints share: path keys as `params`, the given request parts, one
    * success response wrapping `result`, and the error responses the endpoint can give.
    */
-  protected describeEndpoint(options: {
+  describeEndpoint(options: {
     status: string;
     description: string;
     request?: RequestSchema;
@@ -52,7 +52,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     envelope?: Record<string, z.ZodType>;
   }): OpenAPIRouteSchema {
     const params =
-      this.pathKeys.length > 0 ? { params: pickFields(this.meta.fields, this.pathKeys, "Path parameter") } : {};
+      this.pathKeys.length > 0 ? { params: pickFields(this.meta.columns, this.pathKeys, "Path parameter") } : {};
     return {
       request: { ...params, ...options.request },
       responses: {
@@ -62,25 +62,8 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     };
   }
 
-  private resolvePathKeys(meta: ResolvedMeta): string[] {
-    const urlParams = this.params?.urlParams ?? [];
-    if (!this.identifiesObject) {
-      // A collection is addressed by the object's path parameters minus the last (the object's own key).
-      const collectionKeys = meta.pathParameters ? meta.pathParameters.slice(0, -1) : urlParams;
-      return collectionKeys.filter((name) => name in meta.fields.shape);
-    }
-    const pathKeys = meta.pathParameters ?? urlParams;
-    const primaryKeys = meta.model.primaryKeys;
-    if (JSON.stringify(pathKeys) !== JSON.stringify(primaryKeys)) {
-      throw new Error(
-        `Model primaryKeys differ from urlParameters on: ${this.params?.route}: ${JSON.stringify(primaryKeys)} !== ${JSON.stringify(pathKeys)}`,
-      );
-    }
-    return pathKeys;
-  }
-
   /** The validated path keys as filter conditions, in path order. */
-  protected async pathFilters(): Promise<FilterCondition[]> {
+  async pathFilters(): Promise<FilterCondition[]> {
     const { params } = (await this.getValidatedData()) as { params?: Record<string, unknown> };
     return this.pathKeys.map((field) => ({ field, operator: "EQ" as const, value: params?.[field] }));
   }
@@ -91,18 +74,39 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   }
 
   /** Applies the model serializer. */
-  protected serialize(obj: object, context: SerializerContext): object {
+  serialize(obj: object, context: SerializerContext): object {
     return this.meta.model.serializer(obj, context);
   }
 
   /** The `{ success: true, result }` response. */
-  protected success(result: unknown, status = 200, extra: Record<string, unknown> = {}): Response {
+  success(result: unknown, status = 200, extra: Record<string, unknown> = {}): Response {
     return jsonResponse({ success: true, result, ...extra }, status);
   }
 
-  protected notFound(): never {
+  notFound(): never {
     throw new NotFoundException();
   }
+}
+
+/**
+ * The URL parameters that are model fields. An object's path must name exactly the primary keys
+ * (the spec's check, on this segment's parameters unless `pathParameters` names the merged path's);
+ * a collection is addressed by the object's path parameters minus the last.
+ */
+function resolvePathKeys(meta: ResolvedMeta, identifiesObject: boolean, params: RouteOptions | undefined): string[] {
+  const urlParams = params?.urlParams ?? [];
+  if (!identifiesObject) {
+    const collectionKeys = meta.pathParameters ? meta.pathParameters.slice(0, -1) : urlParams;
+    return collectionKeys.filter((name) => name in meta.columns.shape);
+  }
+  const pathKeys = meta.pathParameters ?? urlParams;
+  const primaryKeys = meta.model.primaryKeys;
+  if (JSON.stringify(pathKeys) !== JSON.stringify(primaryKeys)) {
+    throw new Error(
+      `Model primaryKeys differ from urlParameters on: ${params?.route}: ${JSON.stringify(primaryKeys)} !== ${JSON.stringify(pathKeys)}`,
+    );
+  }
+  return pathKeys;
 }
 
 /** Update and Delete: fetch the existing object (404 if absent), then before → main → after. */

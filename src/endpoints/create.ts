@@ -15,9 +15,9 @@ import { omitFields } from "./schema-helpers";
  * }
  */
 export abstract class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected readonly identifiesObject = false;
+  readonly identifiesObject = false;
 
-  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({
       status: "201",
       description: "Created",

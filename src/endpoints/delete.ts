@@ -11,9 +11,9 @@ import type { Filters } from "./types";
  * openapi.delete("/tasks/:id", DeleteTask);
  */
 export abstract class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected readonly identifiesObject = true;
+  readonly identifiesObject = true;
 
-  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({
       status: "200",
       description: "The deleted object",

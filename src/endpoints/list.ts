@@ -60,11 +60,11 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
   orderByDirectionFieldName = "order_by_direction";
 
   /** Query parameters that are filters, compiled at registration. */
-  protected filterParameters: FilterParameter[] = [];
+  filterParameters: FilterParameter[] = [];
 
-  protected readonly identifiesObject = false;
+  readonly identifiesObject = false;
 
-  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const shape: Record<string, z.ZodType> = {};
     const add = (key: string, schema: z.ZodType) => {
       if (key in shape) throw new Error(`List query parameter "${key}" is declared twice: rename a field option`);
@@ -81,13 +81,13 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
         .default(DEFAULT_PER_PAGE)
         .describe(`Objects per page, at most ${MAX_PER_PAGE}`),
     );
-    this.filterParameters = this.compileFilterParameters(meta);
+    this.filterParameters = compileFilterParameters(meta, this.filterFields, this.filterOperators);
     for (const { key, field, operator } of this.filterParameters) {
-      const member = bareField(meta.fields.shape[field]!);
+      const member = bareField(meta.columns.shape[field]!);
       add(key, (operator === "IN" ? z.array(member) : member).optional().describe(filterDescription(field, operator)));
     }
     if (this.searchFields.length > 0) {
-      this.checkFields(meta, this.searchFields, "searchFields");
+      checkFields(meta, this.searchFields, "searchFields");
       add(
         this.searchFieldName,
         z
@@ -97,7 +97,7 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
       );
     }
     if (this.orderByFields.length > 0) {
-      this.checkFields(meta, this.orderByFields, "orderByFields");
+      checkFields(meta, this.orderByFields, "orderByFields");
       const orderBy = z.enum(this.orderByFields as [string, ...string[]]);
       const withDefault = this.defaultOrderBy !== undefined ? orderBy.default(this.defaultOrderBy) : orderBy.optional();
       add(this.orderByFieldName, withDefault.describe("Field to order by"));
@@ -120,26 +120,6 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
         }),
       },
     });
-  }
-
-  private compileFilterParameters(meta: ResolvedMeta): FilterParameter[] {
-    this.checkFields(meta, this.filterFields, "filterFields");
-    this.checkFields(meta, Object.keys(this.filterOperators), "filterOperators");
-    const parameters: FilterParameter[] = this.filterFields.map((field) => ({ key: field, field, operator: "EQ" }));
-    for (const [field, names] of Object.entries(this.filterOperators)) {
-      for (const name of names) {
-        const operator = OPERATORS[name];
-        if (!operator) throw new Error(`Unknown filter operator "${name}" for "${field}"`);
-        parameters.push({ key: `${field}__${name}`, field, operator });
-      }
-    }
-    return parameters;
-  }
-
-  private checkFields(meta: ResolvedMeta, names: string[], option: string): void {
-    for (const name of names) {
-      if (!(name in meta.fields.shape)) throw new Error(`${option}: "${name}" is not a field of the model`);
-    }
   }
 
   /** Path keys, filters, operators and search as conditions; pagination and ordering as options. */
@@ -181,6 +161,30 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
     return this.success(result, 200, {
       result_info: { count: result.length, page, per_page, ...listed.result_info },
     });
+  }
+}
+
+function compileFilterParameters(
+  meta: ResolvedMeta,
+  filterFields: string[],
+  filterOperators: Record<string, FilterOperatorName[]>,
+): FilterParameter[] {
+  checkFields(meta, filterFields, "filterFields");
+  checkFields(meta, Object.keys(filterOperators), "filterOperators");
+  const parameters: FilterParameter[] = filterFields.map((field) => ({ key: field, field, operator: "EQ" }));
+  for (const [field, names] of Object.entries(filterOperators)) {
+    for (const name of names) {
+      const operator = OPERATORS[name];
+      if (!operator) throw new Error(`Unknown filter operator "${name}" for "${field}"`);
+      parameters.push({ key: `${field}__${name}`, field, operator });
+    }
+  }
+  return parameters;
+}
+
+function checkFields(meta: ResolvedMeta, names: string[], option: string): void {
+  for (const name of names) {
+    if (!(name in meta.columns.shape)) throw new Error(`${option}: "${name}" is not a field of the model`);
   }
 }
 

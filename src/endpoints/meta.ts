@@ -8,6 +8,8 @@ export interface ResolvedMeta {
     serializerSchema: z.ZodObject;
   };
   fields: z.ZodObject;
+  /** The model's schema with `fields` laid over it: every column, whichever of the two declares it. */
+  columns: z.ZodObject;
   pathParameters: string[] | null;
   tags?: string[];
 }
@@ -30,6 +32,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
         serializerSchema: meta.model.serializerSchema ?? meta.model.schema,
       },
       fields: meta.fields ?? meta.model.schema,
+      columns: meta.fields ? meta.model.schema.extend(meta.fields.shape) : meta.model.schema,
       pathParameters: meta.pathParameters ?? null,
       tags: meta.tags,
     };

@@ -14,9 +14,9 @@ import type { Filters } from "./types";
  * }
  */
 export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected readonly identifiesObject = true;
+  readonly identifiesObject = true;
 
-  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     return this.describeEndpoint({ status: "200", description: "The object", result: meta.model.serializerSchema });
   }
 

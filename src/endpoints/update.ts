@@ -14,9 +14,9 @@ import type { UpdateFilters } from "./types";
  * openapi.patch("/tasks/:id", UpdateTask);
  */
 export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
-  protected readonly identifiesObject = true;
+  readonly identifiesObject = true;
 
-  protected deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = omitFields(meta.fields, this.pathKeys);
     return this.describeEndpoint({
       status: "200",

@@ -7,6 +7,8 @@ import { UpdateEndpoint } from "../../endpoints/update";
 import type { SqlRow } from "../table";
 import { SqlBacked } from "./sql-backed";
 
+export { toSqlDriver } from "./sql-backed";
+
 /**
  * Create over SQL: inserts the object and answers it as stored (generated id, defaults).
  *

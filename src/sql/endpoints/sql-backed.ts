@@ -15,8 +15,13 @@ function isDriver(value: unknown): value is SqlDriver {
   return typeof value === "object" && value !== null && "dialect" in value && "query" in value && "execute" in value;
 }
 
-/** Accepts a SqlDriver, or a Cloudflare D1 binding (wrapped once). */
-function asDriver(value: unknown, where: string): SqlDriver {
+/**
+ * The SqlDriver for a value that is one already or a Cloudflare D1 binding (wrapped once per binding).
+ *
+ * @example
+ * const rows = await toSqlDriver(c.env.DB).query("SELECT COUNT(*) AS n FROM tasks", []);
+ */
+export function toSqlDriver(value: unknown, where = "The database"): SqlDriver {
   if (isDriver(value)) return value;
   if (typeof value === "object" && value !== null && typeof (value as D1DatabaseLike).prepare === "function") {
     let driver = d1Drivers.get(value);
@@ -47,23 +52,22 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
     override getSchema(): OpenAPIRouteSchema {
       const schema = super.getSchema();
       if (!this.sqlTable) {
-        const { model, fields } = this.meta;
-        // Columns are the model's plus any broader `fields`; a narrower `fields` (a Create body) keeps the model's.
-        this.sqlTable = new SqlTable(model, { fields: model.schema.extend(fields.shape) });
+        const { model, columns } = this.meta;
+        this.sqlTable = new SqlTable(model, { fields: columns });
       }
       return schema;
     }
 
     /** @internal The driver for the current request. */
     database(): SqlDriver {
-      if (this.db) return asDriver(this.db, "The endpoint's db");
+      if (this.db) return toSqlDriver(this.db, "The endpoint's db");
       if (this.dbName) {
         const binding = this.params?.router?.getBindings?.(this.args)?.[this.dbName];
         if (!binding) throw new Error(`No database binding named "${this.dbName}" in the environment`);
-        return asDriver(binding, `Binding "${this.dbName}"`);
+        return toSqlDriver(binding, `Binding "${this.dbName}"`);
       }
       const fromRouter = this.params?.router?.options?.db;
-      if (fromRouter) return asDriver(fromRouter, "The router's db option");
+      if (fromRouter) return toSqlDriver(fromRouter, "The router's db option");
       throw new Error(`${this.constructor.name} has no database: set db, dbName, or the router's db option`);
     }
 

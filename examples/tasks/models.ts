@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+export const Project = z.object({
+  id: z.number().int().openapi({ example: 1 }),
+  name: z.string().min(1).max(80).openapi({ example: "Website relaunch" }),
+  description: z.string().max(500).nullable().default(null),
+  created_at: z.iso.datetime().openapi({ example: "2026-01-05T09:30:00.000Z" }),
+});
+
+export const Task = z.object({
+  projectId: z.number().int(),
+  id: z.number().int(),
+  title: z.string().min(1).max(200).openapi({ example: "Write the launch post" }),
+  status: z.enum(["todo", "doing", "done"]).default("todo"),
+  priority: z.number().int().min(1).max(5).default(3),
+  due: z.iso.date().nullable().default(null),
+});
+
+export const projectModel = { tableName: "projects", schema: Project, primaryKeys: ["id"] };
+export const taskModel = { tableName: "tasks", schema: Task, primaryKeys: ["projectId", "id"] };
+
+/** What a client sends to create a project: the server sets the id and the creation time. */
+export const NewProject = Project.omit({ id: true, created_at: true });
+/** What a client sends to create a task: the server numbers tasks within their project. */
+export const NewTask = Task.omit({ projectId: true, id: true });

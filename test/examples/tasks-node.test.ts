@@ -1,0 +1,44 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { app } from "../../examples/tasks/app";
+import { MIGRATIONS } from "../../examples/tasks/migrations";
+import { betterSqlite3Driver } from "../../src";
+import { main } from "../../src/cli/main";
+import { documentErrors } from "../helpers";
+import { runTasksScenario } from "./tasks.scenario";
+
+function nodeEnv() {
+  const sqlite = new Database(":memory:");
+  sqlite.pragma("foreign_keys = ON");
+  for (const statement of MIGRATIONS) sqlite.exec(statement);
+  return { env: { DB: betterSqlite3Driver(sqlite), API_KEY: "test-key" }, sqlite };
+}
+
+describe("the tasks example on Node (app.request)", () => {
+  it("serves the scenario over better-sqlite3", async () => {
+    const { env, sqlite } = nodeEnv();
+    await runTasksScenario((path, init) => Promise.resolve(app.request(path, init, env)));
+    expect(sqlite.prepare("SELECT COUNT(*) AS n FROM tasks").get()).toEqual({ n: 2 });
+    sqlite.close();
+  });
+
+  it("serves a document that validates, the one `specroute openapi` writes", async () => {
+    const served = await (await app.request("/openapi.json")).json();
+    expect(await documentErrors(served)).toBeNull();
+    let out = "";
+    const code = await main(["openapi", "examples/tasks/app.ts"], {
+      stdout: { write: (text: string) => (out += text) },
+      stderr: { write: () => true },
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual(served);
+    expect(Object.keys(served.paths)).toEqual([
+      "/projects",
+      "/projects/{id}",
+      "/projects/{projectId}/tasks",
+      "/projects/{projectId}/tasks/{id}",
+      "/stats",
+    ]);
+    expect(served.paths["/projects"].post.security).toEqual([{ apiKey: [] }]);
+  });
+});

@@ -1,0 +1,78 @@
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../examples/tasks/migrations";
+import { runTasksScenario } from "../examples/tasks.scenario";
+import { documentErrors } from "../helpers";
+import { bundleWorker } from "./bundle";
+
+/** Runs a bundled worker in real workerd with a real D1 database bound as DB. */
+async function startWorker(entry: string, schema: string[], bindings: Record<string, string> = {}) {
+  const mf = new Miniflare({
+    modules: true,
+    script: await bundleWorker(entry),
+    compatibilityDate: "2025-01-01",
+    compatibilityFlags: ["nodejs_compat"],
+    d1Databases: ["DB"],
+    bindings,
+  });
+  const db = await mf.getD1Database("DB");
+  for (const statement of schema) await db.prepare(statement).run();
+  const fetch = async (path: string, init?: RequestInit) =>
+    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
+  return { mf, fetch };
+}
+
+describe("the tasks example inside workerd with D1 (Miniflare)", () => {
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  beforeAll(async () => {
+    worker = await startWorker("examples/tasks/worker.ts", MIGRATIONS, { API_KEY: "test-key" });
+  }, 60_000);
+  afterAll(() => worker?.mf.dispose());
+
+  it("serves the same scenario as on Node", async () => {
+    await runTasksScenario(worker.fetch);
+  });
+
+  it("serves a valid document and the docs page", async () => {
+    expect(await documentErrors(await (await worker.fetch("/openapi.json")).json())).toBeNull();
+    expect(await (await worker.fetch("/docs")).text()).toContain("swagger-ui");
+  });
+});
+
+describe("a chanfana-style D1 app on workerd, unchanged but for the import", () => {
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  beforeAll(async () => {
+    worker = await startWorker("test/runtimes/chanfana-d1-app.ts", [
+      "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE, email TEXT NOT NULL, active INTEGER NOT NULL)",
+    ]);
+  }, 60_000);
+  afterAll(() => worker?.mf.dispose());
+
+  const post = (body: unknown) =>
+    worker.fetch("/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("creates, reads, lists, updates and deletes through env.DB", async () => {
+    const created = await post({ username: "ada", email: "ada@example.com", active: true });
+    expect(created.status).toBe(201);
+    expect((await created.json()).result).toEqual({ id: 1, username: "ada", email: "ada@example.com", active: true });
+    await post({ username: "bob", email: "bob@example.com", active: false });
+    const duplicate = await post({ username: "ada", email: "x@example.com", active: true });
+    expect(duplicate.status).toBe(409);
+    expect(await duplicate.text()).not.toMatch(/D1_ERROR|SQLITE/);
+    expect((await (await worker.fetch("/users/2")).json()).result.username).toBe("bob");
+    const list = await (await worker.fetch("/users?active=true&search=ADA")).json();
+    expect(list.result.map((user: { id: number }) => user.id)).toEqual([1]);
+    const patched = await worker.fetch("/users/2", {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ active: true }),
+    });
+    expect((await patched.json()).result).toEqual({ id: 2, username: "bob", email: "bob@example.com", active: true });
+    expect((await worker.fetch("/users/1", { method: "DELETE" })).status).toBe(200);
+    expect((await worker.fetch("/users/1")).status).toBe(404);
+  });
+});
