@@ -10,6 +10,7 @@ export default defineConfig({
     ],
   },
   test: {
+    reporters: ["default", "./test/engine-summary.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

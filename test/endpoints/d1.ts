@@ -1,0 +1,14 @@
+import { Miniflare } from "miniflare";
+import { d1Driver } from "../../src";
+import type { Connection } from "../sql/fixtures";
+
+/** A real D1 database inside workerd (Miniflare), driven from Node through its binding. */
+export async function connectD1(): Promise<Connection> {
+  const mf = new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
+    d1Databases: ["DB"],
+  });
+  const binding = await mf.getD1Database("DB");
+  return { driver: d1Driver(binding as any), close: () => mf.dispose() };
+}

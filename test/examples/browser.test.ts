@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = join(__dirname, "..", "..");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const screenshots = join(root, ".artifacts", "screenshots");
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  // CI sets SPECROUTE_REQUIRE_BROWSER: there a missing browser is a failure, not a skip.
+  if (process.env.SPECROUTE_REQUIRE_BROWSER)
+    throw new Error(`No Chromium at ${CHROMIUM}, and CI requires the browser test`);
+  console.warn(`[browser test] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `npm start`'s server on a free port with its own database; resolves once it listens. */
+async function startExample(dbFile: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(join(root, "node_modules", ".bin", "tsx"), ["examples/tasks/server.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DB_FILE: dbFile, API_KEY: "browser-key" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`example did not start: ${output}`)), 30_000);
+    child.stdout!.on("data", (chunk) => {
+      output += chunk;
+      if (output.includes("Tasks API on")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.once("exit", (code) => reject(new Error(`example exited with ${code}: ${output}`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
+}
+
+describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)", () => {
+  let browser: Browser;
+  let page: Page;
+  let server: { base: string; child: ChildProcess };
+  const dir = mkdtempSync(join(tmpdir(), "specroute-browser-"));
+  const dbFile = join(dir, "tasks.db");
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    server = await startExample(dbFile);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
+    });
+    page = await browser.newPage();
+    // The pages are self-hosted: anything leaving 127.0.0.1 would be a bug, so it is refused.
+    await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.child.kill("SIGINT");
+    await new Promise((resolve) => server?.child.once("exit", resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("renders every operation in Swagger UI and creates a project with Try it out", async () => {
+    await page.goto(`${server.base}/docs`);
+    await page.waitForSelector(".opblock", { timeout: 20_000 });
+    const operations = await page.locator(".opblock").count();
+    expect(operations).toBe(11);
+    expect(await page.locator(".opblock-summary-path").allInnerTexts()).toContain("/projects/{projectId}/tasks/{id}");
+
+    await page.click("button.authorize");
+    await page.fill(".modal-ux input[type=text]", "browser-key");
+    await page.click(".modal-ux button.authorize");
+    await page.click(".modal-ux button.btn-done");
+
+    const operation = page.locator("#operations-projects-post_CreateProject");
+    await operation.locator(".opblock-summary").click();
+    await operation.locator("button.try-out__btn").click();
+    await operation.locator("textarea.body-param__text").fill(JSON.stringify({ name: "From the browser" }));
+    await operation.locator("button.execute").click();
+    const status = operation.locator(".live-responses-table tbody .response-col_status").first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain("201");
+    await page.screenshot({ path: join(screenshots, "swagger-ui.png"), fullPage: true });
+
+    const sqlite = new Database(dbFile, { readonly: true });
+    expect(sqlite.prepare("SELECT name FROM projects").all()).toEqual([{ name: "From the browser" }]);
+    sqlite.close();
+  }, 60_000);
+
+  it("renders ReDoc and Scalar with the API title", async () => {
+    for (const [path, file] of [
+      ["/redocs", "redoc.png"],
+      ["/scalar", "scalar.png"],
+    ] as const) {
+      await page.goto(`${server.base}${path}`);
+      await page.getByText("Tasks API", { exact: false }).first().waitFor({ timeout: 20_000 });
+      expect(await page.locator("body").textContent(), path).toContain("Tasks API");
+      await page.screenshot({ path: join(screenshots, file) });
+    }
+  }, 60_000);
+});
