@@ -243,6 +243,27 @@ export abstract class RouterBase {
   }
 }
 
+const SPECROUTE = Symbol.for("specroute.router");
+
+/** Gives an adapter's wrapper the members every specroute router shares, and marks it as one. */
+export function exposeRouter<W extends object>(wrapper: W, core: RouterBase, original: unknown): W {
+  return Object.defineProperties(wrapper, {
+    [SPECROUTE]: { value: true },
+    isSpecroute: { value: true },
+    core: { value: core },
+    original: { value: original },
+    options: { value: core.options },
+    routeTable: { get: () => core.routes },
+    schema: { get: () => core.getGeneratedSchema() },
+    getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
+  });
+}
+
+/** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
+export function isRouterWrapper(value: unknown): value is { core: RouterBase; original: any; fetch?: any } {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SPECROUTE] === true;
+}
+
 /** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */
 export function toOpenAPIPath(path: string): string {
   const converted = path.replace(/\/+/g, "/").replace(/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, "{$1}");

@@ -4,7 +4,14 @@ import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
-import { DOCUMENTED_METHODS, type RouteEntry, RouterBase, type RouterHandler } from "../router-base";
+import {
+  DOCUMENTED_METHODS,
+  exposeRouter,
+  isRouterWrapper,
+  type RouteEntry,
+  RouterBase,
+  type RouterHandler,
+} from "../router-base";
 
 /** Route registration as the wrapper offers it: endpoint classes, middleware and plain handlers. */
 type RegisterMethod<R> = (path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => R;
@@ -85,8 +92,6 @@ class HonoRouter extends RouterBase {
   }
 }
 
-const SPECROUTE = Symbol.for("specroute.router");
-
 /**
  * Wraps a Hono app so endpoint classes can be registered on it; the app keeps working as before.
  *
@@ -129,7 +134,7 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
     return wrapper;
   };
   wrapper.route = (path: string, sub: any) => {
-    if (sub?.[SPECROUTE] === true) {
+    if (isRouterWrapper(sub)) {
       core.mountRouter(prefix + path, sub.core, "relative");
       app.route(path, sub.original);
     } else {
@@ -140,15 +145,5 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   wrapper.basePath = (path: string) => facade(core, app.basePath(path), prefix + path);
   // Hono's prototype methods use private fields, so they must run on the app itself.
   wrapper.mount = app.mount.bind(app);
-  Object.defineProperties(wrapper, {
-    [SPECROUTE]: { value: true },
-    isSpecroute: { value: true },
-    core: { value: core },
-    original: { value: app },
-    options: { value: core.options },
-    routeTable: { get: () => core.routes },
-    schema: { get: () => core.getGeneratedSchema() },
-    getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
-  });
-  return wrapper;
+  return exposeRouter(wrapper, core, app);
 }

@@ -2,7 +2,15 @@ import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
-import { DOCUMENTED_METHODS, joinPaths, type RouteEntry, RouterBase, type RouterHandler } from "../router-base";
+import {
+  DOCUMENTED_METHODS,
+  exposeRouter,
+  isRouterWrapper,
+  joinPaths,
+  type RouteEntry,
+  RouterBase,
+  type RouterHandler,
+} from "../router-base";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
 interface IttyLike {
@@ -67,8 +75,6 @@ class IttyRouter extends RouterBase {
   }
 }
 
-const SPECROUTE = Symbol.for("specroute.router");
-
 /**
  * Wraps an itty-router router so endpoint classes can be registered on it.
  *
@@ -92,7 +98,7 @@ export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOp
   }
   wrapper.all = (path: string, ...handlers: unknown[]) => {
     const nested = handlers.length === 1 ? (handlers[0] as any) : undefined;
-    if (nested?.[SPECROUTE] === true) {
+    if (isRouterWrapper(nested)) {
       core.mountRouter(path, nested.core, "absolute");
       router.all(path, nested.fetch);
       return wrapper;
@@ -100,7 +106,7 @@ export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOp
     return register("all", path, handlers, false);
   };
   wrapper.route = (prefix: string, nested: any) => {
-    if (nested?.[SPECROUTE] !== true) throw new TypeError("route() takes a router made by fromIttyRouter()");
+    if (!isRouterWrapper(nested)) throw new TypeError("route() takes a router made by fromIttyRouter()");
     // itty-router cannot re-base another router's compiled routes, so its endpoints are registered again here.
     core.mountRouter(prefix, nested.core, "relative");
     for (const { method, path, handlers } of (nested.core as IttyRouter).registrations) {
@@ -109,17 +115,7 @@ export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOp
     }
     return wrapper;
   };
-  Object.defineProperties(wrapper, {
-    [SPECROUTE]: { value: true },
-    isSpecroute: { value: true },
-    core: { value: core },
-    original: { value: router },
-    options: { value: core.options },
-    routeTable: { get: () => core.routes },
-    schema: { get: () => core.getGeneratedSchema() },
-    getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
-  });
-  return wrapper;
+  return exposeRouter(wrapper, core, router);
 }
 
 interface Registration {
