@@ -48,15 +48,17 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     status: string;
     description: string;
     request?: RequestSchema;
-    result: z.ZodType;
+    /** What `result` holds; defaults to one serialized object. */
+    result?: z.ZodType;
     envelope?: Record<string, z.ZodType>;
   }): OpenAPIRouteSchema {
+    const result = options.result ?? this.meta.model.serializerSchema;
     const params =
       this.pathKeys.length > 0 ? { params: pickFields(this.meta.columns, this.pathKeys, "Path parameter") } : {};
     return {
       request: { ...params, ...options.request },
       responses: {
-        [options.status]: jsonResponseConfig(options.description, successSchema(options.result, options.envelope)),
+        [options.status]: jsonResponseConfig(options.description, successSchema(result, options.envelope)),
         ...errorResponses(this.identifiesObject),
       },
     };

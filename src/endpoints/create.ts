@@ -18,12 +18,8 @@ export abstract class CreateEndpoint<HandleArgs extends Array<object> = any> ext
   readonly identifiesObject = false;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    return this.describeEndpoint({
-      status: "201",
-      description: "Created",
-      request: { body: contentJson(omitFields(meta.fields, this.pathKeys)) },
-      result: meta.model.serializerSchema,
-    });
+    const body = contentJson(omitFields(meta.fields, this.pathKeys));
+    return this.describeEndpoint({ status: "201", description: "Created", request: { body } });
   }
 
   /** The object to create: the validated body plus the nested collection's path keys. */

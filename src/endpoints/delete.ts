@@ -1,6 +1,5 @@
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject } from "./base";
-import type { ResolvedMeta } from "./meta";
 import type { Filters } from "./types";
 
 /**
@@ -13,12 +12,8 @@ import type { Filters } from "./types";
 export abstract class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
-  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    return this.describeEndpoint({
-      status: "200",
-      description: "The deleted object",
-      result: meta.model.serializerSchema,
-    });
+  deriveSchema(): OpenAPIRouteSchema {
+    return this.describeEndpoint({ status: "200", description: "The deleted object" });
   }
 
   /** The stored object the filters identify, or null (answered 404). */

@@ -1,6 +1,5 @@
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint } from "./base";
-import type { ResolvedMeta } from "./meta";
 import type { Filters } from "./types";
 
 /**
@@ -16,8 +15,8 @@ import type { Filters } from "./types";
 export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
-  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    return this.describeEndpoint({ status: "200", description: "The object", result: meta.model.serializerSchema });
+  deriveSchema(): OpenAPIRouteSchema {
+    return this.describeEndpoint({ status: "200", description: "The object" });
   }
 
   async before(filters: Filters): Promise<Filters> {

@@ -22,7 +22,6 @@ export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> ext
       status: "200",
       description: "The updated object",
       request: { body: contentJson(this.params?.method === "patch" ? body.partial() : body) },
-      result: meta.model.serializerSchema,
     });
   }
 
