@@ -11,7 +11,17 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (declared !== null) {
+    const length = Number(declared);
+    if (length > limit) throw tooLarge(limit);
+    // A declared length within the limit is held to by the HTTP layer, so the runtime's own
+    // (often much faster) reader can take the body whole; the size is still checked after.
+    if (Number.isSafeInteger(length) && length >= 0) {
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      if (bytes.byteLength > limit) throw tooLarge(limit);
+      return bytes;
+    }
+  }
   if (request.body === null) return null;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -84,16 +84,13 @@ export class RoutePlan {
     const validated: Record<string, unknown> = {};
     const unvalidated: Record<string, unknown> = {};
     const errors: ApiException[] = [];
-    let url: URL | undefined;
     let cookies: Map<string, string> | undefined;
 
     for (const part of this.parts) {
       let source: Source;
       if (part.name === "params") source = recordSource(input.urlParams ?? {});
-      else if (part.name === "query") {
-        url ??= new URL(input.request.url);
-        source = url.searchParams;
-      } else if (part.name === "headers") source = headerSource(input.request.headers);
+      else if (part.name === "query") source = querySource(input.request.url);
+      else if (part.name === "headers") source = headerSource(input.request.headers);
       else {
         cookies ??= parseCookies(input.request.headers.get("cookie"));
         source = mapSource(cookies);
@@ -150,6 +147,25 @@ function recordSource(record: Record<string, string | undefined>): Source {
   };
 }
 
+/** The query string's parameters grouped by name in one pass, without parsing the rest of the URL. */
+function querySource(url: string): Source {
+  const start = url.indexOf("?");
+  const grouped = new Map<string, string[]>();
+  if (start >= 0) {
+    const end = url.indexOf("#", start);
+    for (const [key, value] of new URLSearchParams(end < 0 ? url.slice(start + 1) : url.slice(start + 1, end))) {
+      const values = grouped.get(key);
+      if (values) values.push(value);
+      else grouped.set(key, [value]);
+    }
+  }
+  return {
+    get: (key) => grouped.get(key)?.[0] ?? null,
+    getAll: (key) => grouped.get(key) ?? [],
+    keys: () => grouped.keys(),
+  };
+}
+
 // Headers.getAll exists on some runtimes only for Set-Cookie (workerd throws otherwise), so only get() is used.
 function headerSource(headers: Headers): Source {
   return { get: (key) => headers.get(key) };
@@ -200,7 +216,7 @@ function extractPart(part: PartPlan, source: Source, errors: ApiException[]): Re
   }
   for (const field of part.fields) {
     const values = source.getAll ? source.getAll(field.key) : single(source.get(field.key));
-    const present = values.filter((value) => value !== "");
+    const present = values.length === 1 ? (values[0] === "" ? [] : values) : values.filter((value) => value !== "");
     if (field.array) {
       if (present.length > 0) out[field.key] = present.map((value) => coerceScalar(value, field.scalar));
     } else if (present.length === 1) {
@@ -212,7 +228,7 @@ function extractPart(part: PartPlan, source: Source, errors: ApiException[]): Re
     }
   }
   if (part.rejectUnknown && source.keys) {
-    for (const key of new Set(source.keys())) {
+    for (const key of source.keys()) {
       if (!part.known.has(key)) {
         errors.push(new InputValidationException(`Unknown ${part.name} parameter "${key}"`, [part.name, key]));
       }
