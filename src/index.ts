@@ -8,12 +8,25 @@ export { fromHono, type HonoOpenAPIRouterType } from "./adapters/hono";
 export { fromIttyRouter, type IttyOpenAPIRouterType } from "./adapters/itty-router";
 export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
 export type { RouteEntry } from "./adapters/router-base";
-export { contentJson } from "./core/content";
+export type { AuthContext, Authenticator, AuthOption, SecurityRequirement, SecuritySchemeObject } from "./core/auth";
+export {
+  type ApiKeyAuthOptions,
+  apiKeyAuth,
+  type BasicAuthOptions,
+  type BasicCredentials,
+  type BearerAuthOptions,
+  basicAuth,
+  bearerAuth,
+  type Verify,
+} from "./core/auth-schemes";
+export { contentForm, contentJson, contentMultipart } from "./core/content";
+export { type FileFieldOptions, fileField } from "./core/file-field";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
 export type {
   ContentObject,
   MediaTypeConfig,
   OpenAPIRouteSchema,
+  PrincipalOf,
   RequestBodyConfig,
   RequestSchema,
   ResponseConfig,

@@ -8,11 +8,13 @@ import {
   type Env,
   GetProject,
   GetTask,
+  ListAttachments,
   ListProjects,
   ListTasks,
   TaskStats,
   UpdateProject,
   UpdateTask,
+  UploadAttachment,
 } from "./endpoints";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -36,6 +38,7 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
       tags: [
         { name: "projects", description: "Projects group tasks" },
         { name: "tasks", description: "Tasks of a project" },
+        { name: "attachments", description: "Files attached to a project" },
         { name: "stats", description: "Figures over all tasks" },
       ],
     },
@@ -55,6 +58,8 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
   tasks.patch("/:id", UpdateTask);
   tasks.delete("/:id", DeleteTask);
   openapi.route("/projects/:projectId/tasks", tasks);
+  openapi.post("/projects/:projectId/attachments", UploadAttachment);
+  openapi.get("/projects/:projectId/attachments", ListAttachments);
 
   openapi.get("/stats", TaskStats);
   return { app, openapi };

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import {
   contentJson,
+  contentMultipart,
+  fileField,
   InputValidationException,
   NotFoundException,
   OpenAPIRoute,
@@ -12,7 +14,7 @@ import {
   toSqlDriver,
 } from "specroute";
 import { z } from "zod";
-import { NewProject, NewTask, projectModel, taskModel } from "./models";
+import { Attachment, NewProject, NewTask, projectModel, taskModel } from "./models";
 
 /** The environment: DB is a D1 binding on Workers, a better-sqlite3 driver on Node (see server.ts). */
 export type Env = { DB: unknown; API_KEY: string };
@@ -107,6 +109,72 @@ export class DeleteTask extends SqlDeleteEndpoint {
   _meta = taskMeta;
   dbName = DB;
   schema = { summary: "Delete a task", security: writeSecurity };
+}
+
+const ProjectPath = z.object({ projectId: z.number().int() });
+
+/** Largest accepted attachment: 256 KiB. */
+export const MAX_ATTACHMENT_SIZE = 256 * 1024;
+
+/** A file upload: multipart form data, the file checked for size and type, its metadata kept in SQL. */
+export class UploadAttachment extends OpenAPIRoute {
+  schema = {
+    tags: ["attachments"],
+    summary: "Attach a file to a project",
+    security: writeSecurity,
+    request: {
+      params: ProjectPath,
+      body: contentMultipart(
+        z.object({
+          file: fileField({
+            maxSize: MAX_ATTACHMENT_SIZE,
+            types: ["text/plain", "image/png", "image/jpeg", "application/pdf"],
+            description: "Up to 256 KiB of text, PNG, JPEG or PDF",
+          }),
+          note: z.string().max(200).optional().describe("Why the file is here"),
+        }),
+      ),
+    },
+    responses: {
+      "201": { description: "The stored attachment", ...contentJson(Attachment) },
+      ...InputValidationException.schema(),
+      ...NotFoundException.schema(),
+    },
+  };
+
+  async handle(c: AppContext) {
+    const { params, body } = await this.getValidatedData();
+    const db = toSqlDriver(c.env.DB);
+    const [project] = await db.query("SELECT id FROM projects WHERE id = ?", [params.projectId]);
+    if (!project) throw new NotFoundException("No such project");
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await body.file.arrayBuffer()));
+    const sha256 = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    const [row] = await db.query(
+      `INSERT INTO attachments (projectId, filename, content_type, size, sha256, note)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+      [params.projectId, body.file.name, body.file.type, body.file.size, sha256, body.note ?? null],
+    );
+    return c.json(Attachment.parse(row), 201);
+  }
+}
+
+export class ListAttachments extends OpenAPIRoute {
+  schema = {
+    tags: ["attachments"],
+    summary: "List a project's attachments",
+    request: { params: ProjectPath },
+    responses: {
+      "200": { description: "The project's attachments", ...contentJson(z.object({ result: z.array(Attachment) })) },
+    },
+  };
+
+  async handle(c: AppContext) {
+    const { params } = await this.getValidatedData();
+    const rows = await toSqlDriver(c.env.DB).query("SELECT * FROM attachments WHERE projectId = ? ORDER BY id", [
+      params.projectId,
+    ]);
+    return { result: rows.map((row) => Attachment.parse(row)) };
+  }
 }
 
 /** A hand-written endpoint: counts per status, with validated query and header. */

@@ -16,4 +16,15 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (projectId, id)
   )`,
   "CREATE INDEX IF NOT EXISTS tasks_status ON tasks (projectId, status)",
+  `CREATE TABLE IF NOT EXISTS attachments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    projectId INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    filename TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    note TEXT,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  )`,
+  "CREATE INDEX IF NOT EXISTS attachments_project ON attachments (projectId)",
 ];

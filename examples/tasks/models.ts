@@ -19,6 +19,18 @@ export const Task = z.object({
 export const projectModel = { tableName: "projects", schema: Project, primaryKeys: ["id"] };
 export const taskModel = { tableName: "tasks", schema: Task, primaryKeys: ["projectId", "id"] };
 
+/** What the API keeps of an uploaded file: its metadata and a digest of its bytes. */
+export const Attachment = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  filename: z.string().openapi({ example: "notes.txt" }),
+  content_type: z.string().openapi({ example: "text/plain" }),
+  size: z.number().int().openapi({ example: 42 }),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  note: z.string().nullable(),
+  created_at: z.iso.datetime(),
+});
+
 /** What a client sends to create a project: the server sets the id and the creation time. */
 export const NewProject = Project.omit({ id: true, created_at: true });
 /** What a client sends to create a task: the server numbers tasks within their project. */

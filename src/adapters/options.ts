@@ -1,3 +1,4 @@
+import type { AuthOption, SecurityRequirement } from "../core/auth";
 import type { DocsAssetFile } from "../docs-ui";
 import type { ErrorFormat } from "../errors/render";
 import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
@@ -44,6 +45,16 @@ export interface RouterOptions {
   docsAssets?: DocsAssetsOption;
   /** The database SQL-backed endpoints use when they name none: a driver such as `betterSqlite3Driver(db)`. */
   db?: unknown;
+  /**
+   * Authentication every route of this router (and of routers mounted under it) enforces unless it
+   * declares its own `auth` or `security: []`: `bearerAuth(...)`, `apiKeyAuth(...)`, or alternatives.
+   */
+  auth?: AuthOption;
+  /**
+   * Security requirements documented for every route of this router (and of routers mounted under
+   * it) that declares none; `[]` marks them public, opting out of an outer router's `auth`.
+   */
+  security?: SecurityRequirement[];
 }
 
 /** Router options with every default applied. */
@@ -64,6 +75,8 @@ export interface ResolvedRouterOptions {
   maxBodySize: number;
   docsAssets: DocsAssetsOption;
   db: unknown;
+  auth?: AuthOption;
+  security?: SecurityRequirement[];
 }
 
 export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
@@ -89,6 +102,8 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     maxBodySize,
     docsAssets: options.docsAssets ?? { kind: "cdn" },
     db: options.db,
+    auth: options.auth,
+    security: options.security,
   };
 }
 

@@ -27,6 +27,8 @@ export interface RouteEntry {
   /** Path in the router's own syntax, relative to this router (its `base` not included). */
   path: string;
   schema: OpenAPIRouteSchema;
+  /** @internal The compiled plan, which routers the route is mounted under give their `auth`/`security`. */
+  plan?: RoutePlan;
 }
 
 /** A handler as the wrapped router calls it. */
@@ -73,7 +75,9 @@ export abstract class RouterBase {
     return handlers.map((handler) => {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const compiled = this.compile(method, path, handler);
-      if (documented) this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler) });
+      if (documented) {
+        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler), plan: compiled.plan });
+      }
       return (...args: unknown[]) => this.serve(compiled, args);
     });
   }
@@ -86,6 +90,7 @@ export abstract class RouterBase {
         nestedPaths === "relative"
           ? joinPaths(prefix, entry.path)
           : stripBase(nested.options.base + entry.path, this.options.base);
+      entry.plan?.inheritSecurity(this.options);
       this.addEntry({ ...entry, path });
     }
   }
@@ -237,7 +242,7 @@ export abstract class RouterBase {
       return {
         method: entry.method,
         path: toOpenAPIPath(this.options.base + entry.path),
-        schema: { ...entry.schema, operationId },
+        schema: { ...entry.schema, operationId, ...entry.plan?.securityDocumentation() },
       };
     });
   }

@@ -13,12 +13,12 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     const length = Number(declared);
-    if (length > limit) throw tooLarge(limit);
+    if (length > limit) throw bodyTooLarge(limit);
     // A declared length within the limit is held to by the HTTP layer, so the runtime's own
     // (often much faster) reader can take the body whole; the size is still checked after.
     if (Number.isSafeInteger(length) && length >= 0) {
       const bytes = new Uint8Array(await request.arrayBuffer());
-      if (bytes.byteLength > limit) throw tooLarge(limit);
+      if (bytes.byteLength > limit) throw bodyTooLarge(limit);
       return bytes;
     }
   }
@@ -32,7 +32,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+      throw bodyTooLarge(limit);
     }
     chunks.push(value);
   }
@@ -46,7 +46,8 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   return bytes;
 }
 
-function tooLarge(limit: number): PayloadTooLargeException {
+/** The 413 for a body over the limit. */
+export function bodyTooLarge(limit: number): PayloadTooLargeException {
   return new PayloadTooLargeException(`Request body is larger than the limit of ${limit} bytes`);
 }
 

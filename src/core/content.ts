@@ -20,6 +20,32 @@ export function contentJson<T>(schema: T): {
   return { content: { "application/json": { schema: resolved as any } } };
 }
 
+/**
+ * Declares a URL-encoded form body: `{ content: { "application/x-www-form-urlencoded": { schema } } }`.
+ * Values are coerced like query values: numbers, booleans, arrays from repeated keys; "" is absent.
+ *
+ * @example
+ * request: { body: contentForm(z.object({ email: z.email(), tags: z.array(z.string()).default([]) })) }
+ */
+export function contentForm<T extends z.ZodType>(
+  schema: T,
+): { content: { "application/x-www-form-urlencoded": MediaTypeConfig & { schema: T } } } {
+  return { content: { "application/x-www-form-urlencoded": { schema } } };
+}
+
+/**
+ * Declares a `multipart/form-data` body, whose members may be files (see `fileField`). Text members
+ * are coerced like query values; files are refused as soon as they pass their `maxSize`.
+ *
+ * @example
+ * request: { body: contentMultipart(z.object({ avatar: fileField({ maxSize: 1_000_000, types: ["image/png"] }) })) }
+ */
+export function contentMultipart<T extends z.ZodType>(
+  schema: T,
+): { content: { "multipart/form-data": MediaTypeConfig & { schema: T } } } {
+  return { content: { "multipart/form-data": { schema } } };
+}
+
 /** Builds a schema from an example value, as chanfana 3's `contentJson` accepted plain objects. */
 export function legacyValueToSchema(value: unknown): z.ZodType {
   if (isZodType(value)) return value;

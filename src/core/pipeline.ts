@@ -42,9 +42,10 @@ export async function runEndpoint(route: CompiledRoute, args: unknown[], input: 
   ctx.args = args;
   let validating = true;
   try {
-    const { validated, unvalidated } = await route.plan.validate(input);
+    const { validated, unvalidated, principal } = await route.plan.validate(input, args);
     ctx.unvalidatedData = unvalidated;
     ctx.validatedData = validated;
+    ctx.authPrincipal = principal;
     validating = false;
     const result = await ctx.handle(...args);
     return { response: route.responder.toResponse(result) };

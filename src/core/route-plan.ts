@@ -1,16 +1,22 @@
 import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
-import {
-  type ApiException,
-  InputValidationException,
-  MultiException,
-  UnsupportedMediaTypeException,
-} from "../errors/exceptions";
+import { type ApiException, InputValidationException, MultiException } from "../errors/exceptions";
 import { issuesToException } from "../errors/render";
-import { DEFAULT_MAX_BODY_SIZE, decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
+import {
+  type Authenticator,
+  type AuthOption,
+  authenticate,
+  documentedSecurity,
+  enforcedAuth,
+  type SecurityLayer,
+  type SecurityRequirement,
+} from "./auth";
+import { DEFAULT_MAX_BODY_SIZE } from "./body";
+import { type BodyPlan, compileBodyPlan, type FormValues, type MediaPlan, readBody } from "./body-plan";
 import { coerceScalar } from "./coerce";
+import { parseCookies } from "./cookies";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "./schema-types";
-import { acceptsUndefined, fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
+import { fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
 
 /** The request parts that carry named string values. */
 export type ParameterPart = "params" | "query" | "headers" | "cookies";
@@ -19,6 +25,9 @@ export type ParameterPart = "params" | "query" | "headers" | "cookies";
 export interface PlanOptions {
   raiseUnknownParameters: boolean;
   maxBodySize: number;
+  /** The router's own `auth` and `security`, applying to routes that declare none. */
+  auth?: AuthOption;
+  security?: SecurityRequirement[];
 }
 
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = { raiseUnknownParameters: true, maxBodySize: DEFAULT_MAX_BODY_SIZE };
@@ -46,17 +55,12 @@ interface PartPlan {
   async: boolean;
 }
 
-interface BodyPlan {
-  schema: z.ZodType;
-  mediaType: string;
-  required: boolean;
-  async: boolean;
-}
-
 /** The outcome of validating one request. */
 export interface ValidationResult {
   validated: Record<string, unknown>;
   unvalidated: UnvalidatedData;
+  /** What the route's authentication verified, when it has any. */
+  principal?: unknown;
 }
 
 /**
@@ -67,6 +71,9 @@ export class RoutePlan {
   readonly parts: PartPlan[];
   readonly body: BodyPlan | null;
   private readonly maxBodySize: number;
+  /** Where the route's security comes from, innermost first: its schema, its router, routers above. */
+  private readonly securityLayers: SecurityLayer[];
+  private authenticators: readonly Authenticator<any>[] = [];
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -75,12 +82,51 @@ export class RoutePlan {
       const partSchema = request[name];
       if (partSchema) this.parts.push(compilePart(name, partSchema, options));
     }
-    this.body = compileBody(schema);
+    this.body = compileBodyPlan(schema);
     this.maxBodySize = options.maxBodySize;
+    this.securityLayers = [{ auth: schema.auth, security: schema.security }];
+    if (options.auth !== undefined || options.security !== undefined) {
+      this.securityLayers.push({ auth: options.auth, security: options.security });
+    }
+    this.resolveAuth();
+  }
+
+  /**
+   * Adds the `auth`/`security` of a router the route is registered on or mounted under (outer routers
+   * last); the enforced authenticators are worked out again, once, here rather than per request.
+   */
+  inheritSecurity(layer: SecurityLayer): void {
+    if (layer.auth === undefined && layer.security === undefined) return;
+    if (this.securityLayers.some((known) => known.auth === layer.auth && known.security === layer.security)) return;
+    this.securityLayers.push({ auth: layer.auth, security: layer.security });
+    this.resolveAuth();
+  }
+
+  private resolveAuth(): void {
+    this.authenticators = enforcedAuth(this.securityLayers);
+    // An API key sent in the query string is the authenticator's, not an unknown parameter.
+    const query = this.parts.find((part) => part.name === "query");
+    if (query) {
+      const keys = this.authenticators.flatMap(({ scheme }) =>
+        scheme.type === "apiKey" && scheme.in === "query" ? [String(scheme.name)] : [],
+      );
+      query.known = new Set([...(query.fields ?? []).map((field) => field.key), ...keys]);
+    }
+  }
+
+  /** The route's effective security for the document: requirements, and the authenticators it enforces. */
+  securityDocumentation(): { security?: SecurityRequirement[]; auth: readonly Authenticator<any>[] } {
+    const security = documentedSecurity(this.securityLayers);
+    return security === undefined ? { auth: this.authenticators } : { security, auth: this.authenticators };
   }
 
   /** Extracts, coerces and parses every declared part; throws one exception naming every bad field. */
-  async validate(input: RequestInput): Promise<ValidationResult> {
+  async validate(input: RequestInput, args: unknown[] = []): Promise<ValidationResult> {
+    // Authentication comes first, so an unauthenticated request costs no parsing.
+    const principal =
+      this.authenticators.length > 0
+        ? await authenticate(this.authenticators, input.request, { request: input.request, args })
+        : undefined;
     const validated: Record<string, unknown> = {};
     const unvalidated: Record<string, unknown> = {};
     const errors: ApiException[] = [];
@@ -103,12 +149,17 @@ export class RoutePlan {
     const method = input.request.method;
     if (this.body && method !== "GET" && method !== "HEAD") {
       try {
-        const raw = await this.readBody(input.request, this.body);
-        unvalidated.body = raw;
-        if (raw === undefined && this.body.required) {
-          errors.push(new InputValidationException(`Request body is required (${this.body.mediaType})`, ["body"]));
-        } else {
-          await parseInto(this.body, "body", raw, validated, errors);
+        const read = await readBody(input.request, this.body, this.maxBodySize);
+        // A declared media type specroute does not read is left for handle() to read.
+        if (read.media?.kind !== null) {
+          const raw = read.form ? extractForm(read.media, read.form, errors) : read.value;
+          unvalidated.body = raw;
+          if (raw === undefined && (read.media?.required ?? this.body.required)) {
+            const accepted = this.body.accepted.replace(/, /g, " or ");
+            errors.push(new InputValidationException(`Request body is required (${accepted})`, ["body"]));
+          } else if (read.media) {
+            await parseInto(read.media, "body", raw, validated, errors);
+          }
         }
       } catch (err) {
         if (!(err instanceof Error) || !("buildResponse" in err)) throw err;
@@ -117,26 +168,14 @@ export class RoutePlan {
     }
 
     if (errors.length > 0) throw errors.length === 1 ? errors[0]! : new MultiException(errors);
-    return { validated, unvalidated };
-  }
-
-  private async readBody(request: Request, body: BodyPlan): Promise<unknown> {
-    const contentType = request.headers.get("content-type");
-    const bytes = await readBodyBytes(request, this.maxBodySize);
-    if (bytes === null || bytes.byteLength === 0) return undefined;
-    if (contentType !== null && !isJsonMediaType(contentType)) {
-      throw new UnsupportedMediaTypeException(
-        `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${body.mediaType}`,
-      );
-    }
-    return parseJsonBody(decodeUtf8(bytes));
+    return { validated, unvalidated, principal };
   }
 }
 
-/** A read-only view of named string values: URLSearchParams, Headers, or a plain record. */
+/** A read-only view of named values: the query string, Headers, a plain record, or a form body. */
 interface Source {
-  get(key: string): string | null;
-  getAll?(key: string): string[];
+  get(key: string): unknown;
+  getAll?(key: string): unknown[];
   keys?(): Iterable<string>;
 }
 
@@ -189,26 +228,30 @@ function compilePart(name: ParameterPart, schema: z.ZodType, options: PlanOption
   };
 }
 
-function compileBody(schema: OpenAPIRouteSchema): BodyPlan | null {
-  const body = schema.request?.body;
-  if (!body?.content) return null;
-  const [mediaType, media] = Object.entries(body.content).find(([type]) => isJsonMediaType(type)) ?? [];
-  if (!mediaType || !media?.schema) return null;
-  return {
-    schema: media.schema,
-    mediaType,
-    required: body.required ?? !acceptsUndefined(media.schema),
-    async: false,
+/**
+ * A form body's values as the object its schema parses: declared members coerced like query values
+ * (repeated keys make arrays, "" is absent), other members passed as sent for the schema to judge.
+ */
+function extractForm(media: MediaPlan, form: FormValues, errors: ApiException[]): Record<string, unknown> {
+  const source: Source = {
+    get: (key) => form.get(key)?.[0] ?? null,
+    getAll: (key) => form.get(key) ?? [],
+    keys: () => form.keys(),
   };
-}
-
-function isJsonMediaType(contentType: string): boolean {
-  const essence = contentType.split(";", 1)[0]!.trim().toLowerCase();
-  return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
+  const part = { name: "body", fields: media.fields, known: media.known, rejectUnknown: false };
+  const out = media.fields ? extractPart(part, source, errors) : {};
+  for (const [key, values] of form) {
+    if (!media.known.has(key)) out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
 }
 
 /** Reads the declared fields of one part, coercing strings; "" counts as absent. */
-function extractPart(part: PartPlan, source: Source, errors: ApiException[]): Record<string, unknown> {
+function extractPart(
+  part: Pick<PartPlan, "fields" | "known" | "rejectUnknown"> & { name: string },
+  source: Source,
+  errors: ApiException[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (part.fields === null) {
     for (const key of source.keys?.() ?? []) out[key] = source.get(key);
@@ -218,9 +261,9 @@ function extractPart(part: PartPlan, source: Source, errors: ApiException[]): Re
     const values = source.getAll ? source.getAll(field.key) : single(source.get(field.key));
     const present = values.length === 1 ? (values[0] === "" ? [] : values) : values.filter((value) => value !== "");
     if (field.array) {
-      if (present.length > 0) out[field.key] = present.map((value) => coerceScalar(value, field.scalar));
+      if (present.length > 0) out[field.key] = present.map((value) => coerce(value, field.scalar));
     } else if (present.length === 1) {
-      out[field.key] = coerceScalar(present[0]!, field.scalar);
+      out[field.key] = coerce(present[0], field.scalar);
     } else if (present.length > 1) {
       errors.push(
         new InputValidationException(`Expected a single value, received ${present.length}`, [part.name, field.key]),
@@ -237,7 +280,12 @@ function extractPart(part: PartPlan, source: Source, errors: ApiException[]): Re
   return out;
 }
 
-function single(value: string | null): string[] {
+/** Strings are coerced; anything else (a file of a form body) is the schema's to judge. */
+function coerce(value: unknown, scalar: ScalarKind): unknown {
+  return typeof value === "string" ? coerceScalar(value, scalar) : value;
+}
+
+function single(value: unknown): unknown[] {
   return value === null ? [] : [value];
 }
 
@@ -263,25 +311,4 @@ async function parseInto(
   }
   if (result.success) validated[name] = result.data;
   else errors.push(issuesToException(result.error.issues as $ZodIssue[], [name]));
-}
-
-/** Parses a Cookie header into name → value (first occurrence wins, values percent-decoded when valid). */
-export function parseCookies(header: string | null): Map<string, string> {
-  const cookies = new Map<string, string>();
-  if (!header) return cookies;
-  for (const pair of header.split(";")) {
-    const eq = pair.indexOf("=");
-    if (eq < 0) continue;
-    const name = pair.slice(0, eq).trim();
-    if (!name || cookies.has(name)) continue;
-    let value = pair.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    try {
-      value = decodeURIComponent(value);
-    } catch {
-      // Keep the raw value: a malformed escape is the client's data, not our error.
-    }
-    cookies.set(name, value);
-  }
-  return cookies;
 }

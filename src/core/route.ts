@@ -1,4 +1,4 @@
-import type { OpenAPIRouteSchema, UnvalidatedData, ValidatedData } from "./schema-types";
+import type { OpenAPIRouteSchema, PrincipalOf, UnvalidatedData, ValidatedData } from "./schema-types";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
 export interface RouteOptions {
@@ -41,6 +41,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   validatedData: Record<string, unknown> | undefined = undefined;
   /** @internal Set per request; read it with getUnvalidatedData(). */
   unvalidatedData: UnvalidatedData | undefined = undefined;
+  /** @internal Set per request when the route enforces `auth`; read it with getPrincipal(). */
+  authPrincipal: unknown = undefined;
 
   constructor(params: RouteOptions) {
     this.params = params;
@@ -64,6 +66,23 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
     const data = (this as unknown as OpenAPIRoute).validatedData;
     if (data === undefined) throw new Error("getValidatedData() can only be called while a request is handled");
     return data as ValidatedData<S>;
+  }
+
+  /**
+   * The principal the route's `auth` verified (its router's, when the route declares none), typed from
+   * this class's own `schema.auth`; `undefined` on a route without authentication.
+   *
+   * @example
+   * schema = { auth: bearerAuth({ verify: async (token) => users.byToken(token) }), responses: {} };
+   * async handle() {
+   *   const user = await this.getPrincipal(); // typed as users.byToken's result, without null
+   * }
+   */
+  async getPrincipal<S = never>(this: { schema: S }): Promise<PrincipalOf<S>> {
+    const self = this as unknown as OpenAPIRoute;
+    if (self.validatedData === undefined)
+      throw new Error("getPrincipal() can only be called while a request is handled");
+    return self.authPrincipal as PrincipalOf<S>;
   }
 
   /** The request as extracted and coerced, before parsing and defaults (what the client actually sent). */
@@ -96,4 +115,5 @@ export interface RequestState {
   args: unknown[];
   validatedData: Record<string, unknown> | undefined;
   unvalidatedData: UnvalidatedData | undefined;
+  authPrincipal: unknown;
 }

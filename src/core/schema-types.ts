@@ -1,10 +1,13 @@
 import type { z } from "zod";
+import type { Authenticator, AuthOption, SecurityRequirement } from "./auth";
 
 /** One media type of a request or response body. */
 export interface MediaTypeConfig {
   schema: z.ZodType;
   example?: unknown;
   examples?: Record<string, unknown>;
+  /** Per-member encoding of a form body (e.g. a part's `contentType`); file members get one derived. */
+  encoding?: Record<string, Record<string, unknown>>;
 }
 
 /** Bodies keyed by media type, as `contentJson()` produces. */
@@ -44,7 +47,13 @@ export interface OpenAPIRouteSchema {
   description?: string;
   operationId?: string;
   deprecated?: boolean;
-  security?: Array<Record<string, string[]>>;
+  /** Documented security requirements; `[]` marks the route public, opting out of its router's `auth`. */
+  security?: SecurityRequirement[];
+  /**
+   * Enforced authentication, run before any other validation: one authenticator (`bearerAuth(...)`, ...)
+   * or alternatives tried in order. Documented as this route's `security` unless that is given.
+   */
+  auth?: AuthOption;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
   /** Leave this route out of the generated document. */
@@ -78,6 +87,18 @@ export type ValidatedData<S> = {
   headers: PartOf<S, "headers">;
   cookies: PartOf<S, "cookies">;
 };
+
+type PrincipalOfAuth<A> = A extends Authenticator<infer P> ? P : never;
+
+/**
+ * What `getPrincipal()` resolves to for an endpoint schema `S`: the principal its `auth` verifies (a
+ * union for alternatives), or `unknown` when the route declares no `auth` of its own.
+ */
+export type PrincipalOf<S> = S extends { auth: infer A }
+  ? A extends ReadonlyArray<infer E>
+    ? PrincipalOfAuth<E>
+    : PrincipalOfAuth<A>
+  : unknown;
 
 /** What `getUnvalidatedData()` resolves to: each part as extracted and coerced, before parsing and defaults. */
 export type UnvalidatedData = {

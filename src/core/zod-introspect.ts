@@ -86,3 +86,26 @@ function literalKind(values: unknown[]): ScalarKind {
 export function acceptsUndefined(schema: z.ZodType): boolean {
   return (schema as any)._zod.optin !== undefined;
 }
+
+/** What a file field declares: its largest size in bytes and its accepted media types. */
+export interface FileConstraints {
+  maxSize?: number;
+  types?: readonly string[];
+}
+
+/** The constraints of a file field (or an array of files), or null when the field holds no files. */
+export function fileConstraints(schema: z.ZodType): FileConstraints | null {
+  let def = defOf(unwrapInput(schema));
+  if (def.type === "array") def = defOf(unwrapInput(def.element));
+  if (def.type !== "file") return null;
+  const constraints: FileConstraints = {};
+  for (const check of (def.checks ?? []) as Array<{ _zod: { def: Def } }>) {
+    const checkDef = check._zod.def;
+    if (checkDef.check === "max_size") {
+      constraints.maxSize = Math.min(constraints.maxSize ?? Number.POSITIVE_INFINITY, checkDef.maximum as number);
+    } else if (checkDef.check === "mime_type") {
+      constraints.types = checkDef.mime as string[];
+    }
+  }
+  return constraints;
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Authenticator, authList, requirementsOf } from "../core/auth";
 import type {
   ContentObject,
   OpenAPIRouteSchema,
@@ -6,7 +7,7 @@ import type {
   RequestSchema,
   ResponseConfig,
 } from "../core/schema-types";
-import { objectShape } from "../core/zod-introspect";
+import { fileConstraints, objectShape } from "../core/zod-introspect";
 import { errorEnvelopeSchema } from "../errors/exceptions";
 import { ComponentCollector } from "./components";
 import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
@@ -21,6 +22,8 @@ interface BuildContext {
   collector: ComponentCollector;
   problemDetails: boolean;
   usesProblemDetails: boolean;
+  /** Schemes declared by the authenticators routes enforce, by name. */
+  securitySchemes: Map<string, Json>;
 }
 
 const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0" };
@@ -51,6 +54,7 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     collector: new ComponentCollector(),
     problemDetails: config.problemDetails,
     usesProblemDetails: false,
+    securitySchemes: new Map(),
   };
   const paths: Record<string, Json> = {};
   for (const route of routes) {
@@ -68,6 +72,9 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   if (ctx.usesProblemDetails) schemas[PROBLEM_COMPONENT] = problemDetailsSchema();
   const allComponents: Json = { ...components };
   if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
+  // Schemes given in the router's `schema.components` win over the ones authenticators declare.
+  const securitySchemes = { ...Object.fromEntries(ctx.securitySchemes), ...components?.securitySchemes };
+  if (Object.keys(securitySchemes).length > 0) allComponents.securitySchemes = securitySchemes;
 
   const doc: OpenAPIDocument = {
     openapi: DOCUMENT_VERSIONS[config.openapiVersion],
@@ -85,13 +92,53 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
   const parameters = buildParameters(schema.request, ctx);
   if (parameters.length > 0) operation.parameters = parameters;
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
-  operation.responses = buildResponses(schema.responses, ctx);
-  copyDefined(schema, operation, ["deprecated", "security", "servers"]);
+  const auth = authList(schema.auth);
+  for (const authenticator of auth) declareScheme(authenticator, ctx);
+  operation.responses = buildResponses(withUnauthorized(schema.responses, auth.length > 0), ctx);
+  copyDefined(schema, operation, ["deprecated"]);
+  const security = schema.security ?? (auth.length > 0 ? requirementsOf(auth) : undefined);
+  if (security !== undefined) operation.security = security;
+  copyDefined(schema, operation, ["servers"]);
   for (const key of Object.keys(schema)) {
     if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];
   }
   return operation;
 }
+
+/** Lists an authenticator's scheme under `components.securitySchemes`; two different schemes may not share a name. */
+function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext): void {
+  const known = ctx.securitySchemes.get(authenticator.schemeName);
+  if (known === undefined) {
+    ctx.securitySchemes.set(authenticator.schemeName, { ...authenticator.scheme });
+  } else if (JSON.stringify(known) !== JSON.stringify(authenticator.scheme)) {
+    throw new Error(
+      `Two different security schemes are named "${authenticator.schemeName}": give one of them another schemeName`,
+    );
+  }
+}
+
+/** The 401 every authenticated route can answer, documented unless the route documents its own. */
+const UNAUTHORIZED_RESPONSE: ResponseConfig = {
+  description: "Missing or invalid credentials",
+  headers: {
+    "WWW-Authenticate": {
+      description: "How to authenticate: one challenge per accepted scheme",
+      schema: { type: "string" },
+    },
+  },
+  content: { "application/json": { schema: errorEnvelopeSchema } },
+};
+
+function withUnauthorized(
+  responses: Record<string, ResponseConfig> | undefined,
+  authenticated: boolean,
+): Record<string, ResponseConfig> | undefined {
+  if (!authenticated || responses?.["401"]) return responses;
+  const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
+  return { ...declared, "401": UNAUTHORIZED_RESPONSE };
+}
+
+const DEFAULT_RESPONSES: Record<string, ResponseConfig> = { "200": { description: "Successful response" } };
 
 /** One parameter per member of each request part's object schema. */
 function buildParameters(request: RequestSchema | undefined, ctx: BuildContext): Json[] {
@@ -159,15 +206,15 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): 
     const entry: Json = { schema: ctx.collector.use(toOpenApiSchema(media.schema, ctx.version, io), io) };
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
+    const encoding = { ...(isMultipart(mediaType) ? fileEncodings(media.schema) : {}), ...media.encoding };
+    if (Object.keys(encoding).length > 0) entry.encoding = encoding;
     result[mediaType] = entry;
   }
   return result;
 }
 
 function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
-  if (!responses || Object.keys(responses).length === 0) {
-    return { "200": { description: "Successful response" } };
-  }
+  if (!responses || Object.keys(responses).length === 0) return buildResponses(DEFAULT_RESPONSES, ctx);
   const result: Json = {};
   for (const [status, config] of Object.entries(responses)) {
     const response: Json = { description: config.description ?? "" };
@@ -189,6 +236,20 @@ function buildResponseHeaders(headers: z.ZodType | Record<string, unknown>, ctx:
     result[name] = { required, ...describeMember(member, "output", ctx) };
   }
   return result;
+}
+
+function isMultipart(mediaType: string): boolean {
+  return mediaType.split(";", 1)[0]!.trim().toLowerCase() === "multipart/form-data";
+}
+
+/** The accepted media types of each file member of a multipart body, as its part's `contentType`. */
+function fileEncodings(schema: z.ZodType): Record<string, Json> {
+  const encoding: Record<string, Json> = {};
+  for (const [name, member] of Object.entries(objectShape(schema) ?? {})) {
+    const types = fileConstraints(member)?.types;
+    if (types && types.length > 0) encoding[name] = { contentType: types.join(", ") };
+  }
+  return encoding;
 }
 
 /** Whether a member may be left out: optional, or filled in by a default. */

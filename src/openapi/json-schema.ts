@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type * as core from "zod/v4/core";
+import { fileConstraints } from "../core/zod-introspect";
 import type { OpenAPIVersion } from "./types";
 
 /** An OpenAPI Schema Object (plain JSON). */
@@ -92,6 +93,8 @@ function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean
   } else if (def.type === "bigint") {
     json.type ??= "integer";
     json.format ??= "int64";
+  } else if (def.type === "file") {
+    describeFile(zodSchema as z.ZodType, json, openapi30);
   }
   // `.int()` adds the safe-integer range as bounds; nobody wrote them, so they are noise.
   if (json.minimum === -MAX_SAFE) delete json.minimum;
@@ -104,6 +107,22 @@ function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean
   // Parameter details belong on the parameter object, not in the schema.
   delete json.param;
   if (openapi30) adjustFor30(json);
+}
+
+/**
+ * A file is binary content: `format: binary` in 3.0, `contentMediaType` in 3.1 (what Swagger UI reads to
+ * offer a file input). Its accepted types go in the multipart encoding; its size limit is not a string length.
+ */
+function describeFile(schema: z.ZodType, json: SchemaObject, openapi30: boolean): void {
+  for (const key of ["format", "contentEncoding", "contentMediaType", "minLength", "maxLength", "anyOf"])
+    delete json[key];
+  json.type = "string";
+  if (openapi30) {
+    json.format = "binary";
+  } else {
+    const types = fileConstraints(schema)?.types;
+    json.contentMediaType = types?.length === 1 ? types[0] : "application/octet-stream";
+  }
 }
 
 /** OpenAPI 3.0 Schema Objects reject some JSON Schema keywords zod passes through. */

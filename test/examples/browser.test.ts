@@ -92,7 +92,7 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
     await page.goto(`${server.base}/docs`);
     await page.waitForSelector(".opblock", { timeout: 20_000 });
     const operations = await page.locator(".opblock").count();
-    expect(operations).toBe(11);
+    expect(operations).toBe(13);
     expect(await page.locator(".opblock-summary-path").allInnerTexts()).toContain("/projects/{projectId}/tasks/{id}");
 
     await page.click("button.authorize");
@@ -111,6 +111,52 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
 
     const sqlite = new Database(dbFile, { readonly: true });
     expect(sqlite.prepare("SELECT name FROM projects").all()).toEqual([{ name: "From the browser" }]);
+    sqlite.close();
+  }, 60_000);
+
+  it("uploads a file with Try it out, as multipart form data", async () => {
+    const created = await fetch(`${server.base}/projects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "browser-key" },
+      body: JSON.stringify({ name: "With attachments" }),
+    });
+    const projectId = String((await created.json()).result.id);
+
+    await page.goto(`${server.base}/docs`);
+    await page.waitForSelector(".opblock", { timeout: 20_000 });
+    // The page keeps an earlier authorization (persistAuthorization); authorize only when it has none.
+    await page.click("button.authorize");
+    await page.waitForSelector(".modal-ux");
+    if ((await page.locator(".modal-ux input[type=text]").count()) > 0) {
+      await page.fill(".modal-ux input[type=text]", "browser-key");
+      await page.click(".modal-ux button.authorize");
+    }
+    await page.click(".modal-ux button.btn-done");
+
+    const operation = page.locator("#operations-attachments-post_UploadAttachment");
+    await operation.locator(".opblock-summary").click();
+    await operation.locator("button.try-out__btn").click();
+    await operation.locator('tr[data-param-name="projectId"] input').fill(projectId);
+    const content = "Uploaded from Swagger UI\n";
+    await operation
+      .locator("input[type=file]")
+      .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from(content) });
+    await operation.locator('tr[data-property-name="note"] input[type=text]').fill("from the browser");
+    await operation.locator("button.execute").click();
+    const status = operation.locator(".live-responses-table tbody .response-col_status").first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain("201");
+    await page.screenshot({ path: join(screenshots, "swagger-ui-upload.png"), fullPage: true });
+
+    const sqlite = new Database(dbFile, { readonly: true });
+    expect(sqlite.prepare("SELECT projectId, filename, content_type, size, note FROM attachments").all()).toEqual([
+      {
+        projectId: Number(projectId),
+        filename: "notes.txt",
+        content_type: "text/plain",
+        size: content.length,
+        note: "from the browser",
+      },
+    ]);
     sqlite.close();
   }, 60_000);
 

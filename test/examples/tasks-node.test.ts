@@ -37,6 +37,7 @@ describe("the tasks example on Node (app.request)", () => {
       "/projects/{id}",
       "/projects/{projectId}/tasks",
       "/projects/{projectId}/tasks/{id}",
+      "/projects/{projectId}/attachments",
       "/stats",
     ]);
     expect(served.paths["/projects"].post.security).toEqual([{ apiKey: [] }]);

@@ -22,6 +22,34 @@ export async function runTasksScenario(fetch: Fetch): Promise<void> {
 
   expect((await fetch("/projects", json({ name: "Launch" }))).status).toBe(400);
 
+  const upload = async (file: File) => {
+    const form = new FormData();
+    form.append("file", file);
+    form.append("note", "greeting");
+    // Encoded here, as bytes: Miniflare's fetch does not take this runtime's FormData as a body.
+    const encoded = new Request("http://localhost/", { method: "POST", body: form });
+    const headers = { ...key, "content-type": encoded.headers.get("content-type")! };
+    const body = new Uint8Array(await encoded.arrayBuffer());
+    return fetch("/projects/1/attachments", { method: "POST", headers, body });
+  };
+  const uploaded = await upload(new File(["hello"], "hello.txt", { type: "text/plain" }));
+  expect(uploaded.status).toBe(201);
+  expect(await uploaded.json()).toMatchObject({
+    id: 1,
+    projectId: 1,
+    filename: "hello.txt",
+    content_type: "text/plain",
+    size: 5,
+    sha256: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    note: "greeting",
+  });
+  expect((await upload(new File(["<html>"], "page.html", { type: "text/html" }))).status).toBe(400);
+  expect((await upload(new File([new Uint8Array(256 * 1024 + 1)], "big.txt", { type: "text/plain" }))).status).toBe(
+    413,
+  );
+  const attachments = await (await fetch("/projects/1/attachments")).json();
+  expect(attachments.result.map((a: { filename: string }) => a.filename)).toEqual(["hello.txt"]);
+
   for (const title of ["Draft post", "Review post", "Publish"]) {
     const response = await fetch(
       "/projects/1/tasks",

@@ -1,0 +1,204 @@
+import type { z } from "zod";
+import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
+import { decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
+import { readMultipart } from "./multipart";
+import type { OpenAPIRouteSchema } from "./schema-types";
+import {
+  acceptsUndefined,
+  type FileConstraints,
+  fieldKind,
+  fileConstraints,
+  objectShape,
+  type ScalarKind,
+} from "./zod-introspect";
+
+/** How a body of one media type is read: JSON, a URL-encoded form, or multipart form data. */
+export type MediaKind = "json" | "form" | "multipart";
+
+/** A member of a form body: how its string values are coerced, and its limits when it holds files. */
+export interface FormField {
+  key: string;
+  scalar: ScalarKind;
+  array: boolean;
+  file: FileConstraints | null;
+}
+
+/** One declared media type of a request body, compiled at registration. */
+export interface MediaPlan {
+  /** How it is read; null for a declared type specroute leaves unread for `handle()` to read. */
+  kind: MediaKind | null;
+  /** The media type as declared. */
+  mediaType: string;
+  /** Its lower-case `type/subtype`, parameters dropped. */
+  essence: string;
+  schema: z.ZodType;
+  required: boolean;
+  /** Set once the schema turns out to need async parsing. */
+  async: boolean;
+  /** Declared members of a form body, or null when its schema is not an object we can see into. */
+  fields: FormField[] | null;
+  known: ReadonlySet<string>;
+}
+
+/** Every media type a route's body may come in. */
+export interface BodyPlan {
+  media: MediaPlan[];
+  /** The declared media types, for messages: "application/json, multipart/form-data". */
+  accepted: string;
+  /** Whether a request without a body is refused. */
+  required: boolean;
+}
+
+/** Values of a form body grouped by name, in arrival order; `undefined` marks a dropped file. */
+export type FormValues = Map<string, unknown[]>;
+
+/** What reading a body gave: the media type it matched (null when there was no body) and its value. */
+export type ReadBody =
+  | { media: MediaPlan | null; value: unknown; form?: undefined }
+  | { media: MediaPlan; value?: undefined; form: FormValues | undefined };
+
+const FORM = "application/x-www-form-urlencoded";
+const MULTIPART = "multipart/form-data";
+
+/** Compiles `schema.request.body`; null when it declares no media type specroute reads. */
+export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
+  const body = schema.request?.body;
+  if (!body?.content) return null;
+  const media: MediaPlan[] = [];
+  for (const [mediaType, config] of Object.entries(body.content)) {
+    if (!config?.schema) continue;
+    const essence = essenceOf(mediaType);
+    const kind = kindOf(essence);
+    const shape = kind === "form" || kind === "multipart" ? objectShape(config.schema) : null;
+    const fields = shape
+      ? Object.entries(shape).map(([key, member]) => ({ key, ...fieldKind(member), file: fileConstraints(member) }))
+      : null;
+    media.push({
+      kind,
+      mediaType,
+      essence,
+      schema: config.schema,
+      required: body.required ?? !acceptsUndefined(config.schema),
+      async: false,
+      fields,
+      known: new Set(fields?.map((field) => field.key) ?? []),
+    });
+  }
+  if (!media.some((plan) => plan.kind !== null)) return null;
+  return {
+    media,
+    accepted: media.map((plan) => plan.mediaType).join(", "),
+    required: media.some((plan) => plan.required),
+  };
+}
+
+/**
+ * Reads the body in the declared media type its Content-Type names, within `maxBodySize`. A body of
+ * an undeclared type is a 415 naming the accepted ones; without a Content-Type, JSON is assumed when
+ * declared. An empty body reads as `undefined`.
+ */
+export async function readBody(request: Request, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
+  const contentType = request.headers.get("content-type");
+  const media = selectMedia(plan, contentType);
+  if (!media) {
+    if (!(await isEmpty(request, maxBodySize))) {
+      throw new UnsupportedMediaTypeException(
+        contentType === null
+          ? `Missing Content-Type: this endpoint accepts ${plan.accepted}`
+          : `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${plan.accepted}`,
+      );
+    }
+    return { media: null, value: undefined };
+  }
+  switch (media.kind) {
+    case null:
+      return { media, value: undefined };
+    case "json": {
+      const bytes = await readBodyBytes(request, maxBodySize);
+      if (bytes === null || bytes.byteLength === 0) return { media, value: undefined };
+      return { media, value: parseJsonBody(decodeUtf8(bytes)) };
+    }
+    case "form": {
+      const bytes = await readBodyBytes(request, maxBodySize);
+      if (bytes === null || bytes.byteLength === 0) return { media, form: undefined };
+      return { media, form: groupForm(new URLSearchParams(decodeUtf8(bytes))) };
+    }
+    case "multipart": {
+      const fields = new Map(media.fields?.map((field) => [field.key, field]));
+      const entries = await readMultipart(request, contentType!, {
+        maxBodySize,
+        partLimit(name, isFile) {
+          if (media.fields === null) return Number.POSITIVE_INFINITY;
+          const field = fields.get(name);
+          // An undeclared file would be stripped by the schema anyway: it is not kept in memory.
+          if (!field) return isFile ? null : Number.POSITIVE_INFINITY;
+          return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
+        },
+      });
+      if (entries === undefined) return { media, form: undefined };
+      const form: FormValues = new Map();
+      for (const { name, value } of entries) group(form, name, value);
+      return { media, form };
+    }
+  }
+}
+
+/** The declared media type a Content-Type selects, or null. */
+export function selectMedia(plan: BodyPlan, contentType: string | null): MediaPlan | null {
+  if (contentType === null) return plan.media.find((media) => media.kind === "json") ?? null;
+  const essence = essenceOf(contentType);
+  const exact = plan.media.find((media) => media.essence === essence);
+  if (exact) return exact;
+  if (isJsonEssence(essence)) {
+    const json = plan.media.find((media) => media.kind === "json");
+    if (json) return json;
+  }
+  return plan.media.find((media) => media.kind === null && wildcardMatches(media.essence, essence)) ?? null;
+}
+
+function kindOf(essence: string): MediaKind | null {
+  if (isJsonEssence(essence)) return "json";
+  if (essence === FORM) return "form";
+  if (essence === MULTIPART) return "multipart";
+  return null;
+}
+
+function essenceOf(contentType: string): string {
+  return contentType.split(";", 1)[0]!.trim().toLowerCase();
+}
+
+function isJsonEssence(essence: string): boolean {
+  return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
+}
+
+/** `*\/*` and `image/*` declared types match any type, or any subtype. */
+function wildcardMatches(declared: string, given: string): boolean {
+  if (declared === "*/*") return true;
+  return declared.endsWith("/*") && given.startsWith(declared.slice(0, -1));
+}
+
+/** Whether the request has no body, reading at most `limit` bytes to find out. */
+async function isEmpty(request: Request, limit: number): Promise<boolean> {
+  if (request.body === null) return true;
+  const declared = request.headers.get("content-length");
+  if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
+  const bytes = await readBodyBytes(request, limit);
+  return bytes === null || bytes.byteLength === 0;
+}
+
+function groupForm(params: URLSearchParams): FormValues {
+  const form: FormValues = new Map();
+  for (const [key, value] of params) {
+    if (key === "__proto__") {
+      throw new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
+    }
+    group(form, key, value);
+  }
+  return form;
+}
+
+function group(form: FormValues, key: string, value: unknown): void {
+  const values = form.get(key);
+  if (values) values.push(value);
+  else form.set(key, [value]);
+}

@@ -1,0 +1,363 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  apiKeyAuth,
+  basicAuth,
+  bearerAuth,
+  contentJson,
+  ForbiddenException,
+  OpenAPIRoute,
+  type RouterOptions,
+} from "../../src";
+import { type AdapterHarness, documentErrors, jsonBody } from "../helpers";
+
+interface User {
+  id: string;
+  role: "admin" | "member";
+}
+
+const tokens: Record<string, User> = {
+  "tok-ada": { id: "ada", role: "admin" },
+  "tok-bob": { id: "bob", role: "member" },
+};
+
+const bearer = bearerAuth({
+  schemeName: "bearer",
+  bearerFormat: "opaque",
+  verify: async (token) => {
+    if (token === "tok-suspended") throw new ForbiddenException("Account suspended");
+    return tokens[token] ?? null;
+  },
+});
+
+const basic = basicAuth({
+  realm: "admin area",
+  verify: ({ username, password }) => (username === "ada" && password === "pa:ss wörd" ? { username } : null),
+});
+
+const headerKey = apiKeyAuth({
+  schemeName: "headerKey",
+  in: "header",
+  name: "X-API-Key",
+  verify: (key) => (key === "k-1" ? { client: "one" } : null),
+});
+const queryKey = apiKeyAuth({
+  schemeName: "queryKey",
+  in: "query",
+  name: "api_key",
+  verify: (key) => (key === "q-1" ? { client: "query" } : null),
+});
+const cookieKey = apiKeyAuth({
+  schemeName: "cookieKey",
+  in: "cookie",
+  name: "session",
+  verify: (key) => (key === "s 1" ? { client: "cookie" } : null),
+});
+
+let bodiesParsed = 0;
+
+class Me extends OpenAPIRoute {
+  schema = {
+    auth: bearer,
+    request: {
+      body: contentJson(
+        z.object({
+          note: z.string().refine(() => {
+            bodiesParsed++;
+            return true;
+          }),
+        }),
+      ),
+    },
+    responses: { "200": { description: "Who you are", ...contentJson(z.object({ id: z.string() })) } },
+  };
+
+  async handle() {
+    const user = await this.getPrincipal();
+    const { body } = await this.getValidatedData();
+    return { id: user.id, role: user.role, note: body.note };
+  }
+}
+
+/** An endpoint enforcing `auth`, echoing the principal; the kind of auth is chosen per class below. */
+function echo(auth: NonNullable<OpenAPIRoute["schema"]["auth"]>, query = false) {
+  return class extends OpenAPIRoute {
+    schema = {
+      auth,
+      request: query ? { query: z.object({ page: z.number().int().default(1) }) } : {},
+      responses: {},
+    };
+    async handle() {
+      return { principal: await this.getPrincipal() };
+    }
+  };
+}
+
+class Whoever extends OpenAPIRoute {
+  schema = { responses: {} };
+  async handle() {
+    return { principal: (await this.getPrincipal()) ?? null };
+  }
+}
+
+class Public extends OpenAPIRoute {
+  schema = { security: [], responses: {} };
+  async handle() {
+    return { principal: (await this.getPrincipal()) ?? null };
+  }
+}
+
+class Scoped extends OpenAPIRoute {
+  schema = { security: [{ bearer: ["admin"] }], responses: {} };
+  async handle() {
+    return { principal: await this.getPrincipal() };
+  }
+}
+
+async function json(response: Response): Promise<any> {
+  return JSON.parse(await response.text());
+}
+
+const auth = (value: string) => ({ headers: { authorization: value } });
+const basicHeader = (user: string, password: string) =>
+  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)))}`;
+
+/** Authentication helpers and router-level security, the same on every adapter. */
+export function runSecuritySuite(harness: AdapterHarness): void {
+  describe(`${harness.name}: bearer authentication`, () => {
+    const { router, request } = harness.make();
+    router.post("/me", Me);
+    const send = (init: RequestInit = {}, body: unknown = { note: "hi" }) => request("/me", jsonBody(body, init));
+
+    it("answers a request without credentials with 401 and a Bearer challenge", async () => {
+      const response = await send();
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      expect(await json(response)).toEqual({
+        success: false,
+        errors: [{ code: 7003, message: "Missing credentials: send a bearer token in the Authorization header" }],
+        result: {},
+      });
+    });
+
+    it("answers a malformed Authorization header with 401 invalid_request", async () => {
+      for (const header of ["Bearer", "Bearer two words", "Bearer t@ken"]) {
+        const response = await send(auth(header));
+        expect(response.status, header).toBe(401);
+        expect(response.headers.get("www-authenticate"), header).toBe('Bearer error="invalid_request"');
+      }
+    });
+
+    it("treats credentials of another scheme as missing", async () => {
+      const response = await send(auth("Basic YWRhOnB3"));
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
+    });
+
+    it("answers an unknown token with 401 invalid_token", async () => {
+      const response = await send(auth("Bearer tok-eve"));
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+      expect((await json(response)).errors[0].message).toBe("Invalid bearer token");
+    });
+
+    it("answers 403 when the verifier denies a known caller", async () => {
+      const response = await send(auth("Bearer tok-suspended"));
+      expect(response.status).toBe(403);
+      expect((await json(response)).errors[0]).toEqual({ code: 7004, message: "Account suspended" });
+    });
+
+    it("hands the verified principal to handle()", async () => {
+      const response = await send(auth("bearer tok-ada"));
+      expect(response.status).toBe(200);
+      expect(await json(response)).toEqual({ id: "ada", role: "admin", note: "hi" });
+    });
+
+    it("authenticates before reading the body", async () => {
+      const before = bodiesParsed;
+      const malformed = await request("/me", jsonBody('{"note": ', auth("Bearer tok-eve")));
+      expect(malformed.status).toBe(401);
+      expect((await send(auth("Bearer nope"))).status).toBe(401);
+      expect(bodiesParsed).toBe(before);
+      expect((await send(auth("Bearer tok-bob"))).status).toBe(200);
+      expect(bodiesParsed).toBe(before + 1);
+    });
+  });
+
+  describe(`${harness.name}: basic and API-key authentication`, () => {
+    const { router, request } = harness.make();
+    router.get("/basic", echo(basic));
+    router.get("/header", echo(headerKey));
+    router.get("/query", echo(queryKey, true));
+    router.get("/cookie", echo(cookieKey));
+    router.get("/either", echo([bearer, headerKey]));
+
+    it("checks Basic credentials, password colons and UTF-8 included", async () => {
+      const missing = await request("/basic");
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toBe('Basic realm="admin area", charset="UTF-8"');
+      for (const header of ["Basic !!!", `Basic ${btoa("no-colon")}`, "Basic"]) {
+        const malformed = await request("/basic", auth(header));
+        expect(malformed.status, header).toBe(401);
+        expect((await json(malformed)).errors[0].message, header).toMatch(/^Malformed Authorization header/);
+      }
+      const wrong = await request("/basic", auth(basicHeader("ada", "guess")));
+      expect(wrong.status).toBe(401);
+      expect((await json(wrong)).errors[0].message).toBe("Invalid user name or password");
+      const right = await request("/basic", auth(basicHeader("ada", "pa:ss wörd")));
+      expect(await json(right)).toEqual({ principal: { username: "ada" } });
+    });
+
+    const keys: Array<[string, string, (key: string) => RequestInit | string, string, unknown]> = [
+      ["header", "/header", (key) => ({ headers: { "x-api-key": key } }), "k-1", { client: "one" }],
+      ["query", "/query", (key) => `?api_key=${encodeURIComponent(key)}`, "q-1", { client: "query" }],
+      [
+        "cookie",
+        "/cookie",
+        (key) => ({ headers: { cookie: `other=1; session=${encodeURIComponent(key)}` } }),
+        "s 1",
+        { client: "cookie" },
+      ],
+    ];
+    for (const [where, path, send, valid, principal] of keys) {
+      it(`checks an API key in a ${where}: missing, wrong, valid`, async () => {
+        const call = (key: string) => {
+          const init = send(key);
+          return typeof init === "string" ? request(path + init) : request(path, init);
+        };
+        const missing = await request(path);
+        expect(missing.status).toBe(401);
+        const name = { header: "X-API-Key", query: "api_key", cookie: "session" }[where];
+        expect(missing.headers.get("www-authenticate")).toBe(`ApiKey in="${where}", name="${name}"`);
+        const empty = await call("");
+        expect(empty.status).toBe(401);
+        const wrong = await call("nope");
+        expect(wrong.status).toBe(401);
+        expect((await json(wrong)).errors[0].message).toBe("Invalid API key");
+        const right = await call(valid);
+        expect(right.status).toBe(200);
+        expect(await json(right)).toEqual({ principal });
+      });
+    }
+
+    it("does not count a query-string API key as an unknown query parameter", async () => {
+      expect((await request("/query?api_key=q-1&page=2")).status).toBe(200);
+      expect((await request("/query?api_key=q-1&other=1")).status).toBe(400);
+    });
+
+    it("accepts any of several schemes and challenges with all of them", async () => {
+      expect(await json(await request("/either", auth("Bearer tok-bob")))).toEqual({ principal: tokens["tok-bob"] });
+      expect(await json(await request("/either", { headers: { "x-api-key": "k-1" } }))).toEqual({
+        principal: { client: "one" },
+      });
+      const missing = await request("/either");
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toBe('Bearer, ApiKey in="header", name="X-API-Key"');
+      expect((await json(missing)).errors[0].message).toBe(
+        "Missing credentials: send a bearer token in the Authorization header, or an API key in the X-API-Key header",
+      );
+    });
+
+    it("keeps WWW-Authenticate on problem-details responses", async () => {
+      const problem = harness.make({ errorFormat: "problem" });
+      problem.router.get("/basic", echo(basic));
+      const response = await problem.request("/basic");
+      expect(response.status).toBe(401);
+      expect(response.headers.get("content-type")).toContain("application/problem+json");
+      expect(response.headers.get("www-authenticate")).toContain("Basic");
+    });
+  });
+
+  describe(`${harness.name}: router-level security`, () => {
+    function app(options: RouterOptions = {}) {
+      const made = harness.make({ schema: { info: { title: "Secured", version: "1.0.0" } }, ...options });
+      const admin = harness.nested({ auth: bearer });
+      admin.get("/stats", Whoever);
+      admin.get("/health", Public);
+      admin.get("/scoped", Scoped);
+      admin.get("/key", echo(headerKey));
+      made.router.route("/admin", admin);
+      made.router.get("/open", Whoever);
+      return made;
+    }
+
+    it("enforces a nested router's auth on its routes, with opt-outs and overrides", async () => {
+      const { request } = app();
+      expect((await request("/admin/stats")).status).toBe(401);
+      expect(await json(await request("/admin/stats", auth("Bearer tok-ada")))).toEqual({
+        principal: tokens["tok-ada"],
+      });
+      // security: [] opts out; a route's own auth replaces the router's; other security keeps it.
+      expect(await json(await request("/admin/health"))).toEqual({ principal: null });
+      expect((await request("/admin/key", auth("Bearer tok-ada"))).status).toBe(401);
+      expect((await request("/admin/key", { headers: { "x-api-key": "k-1" } })).status).toBe(200);
+      expect((await request("/admin/scoped")).status).toBe(401);
+      expect((await request("/admin/scoped", auth("Bearer tok-bob"))).status).toBe(200);
+      expect(await json(await request("/open"))).toEqual({ principal: null });
+    });
+
+    it("shows each route's effective security and the schemes in the document", async () => {
+      for (const version of ["3", "3.1"] as const) {
+        const { request } = app({ openapiVersion: version });
+        const doc = await json(await request("/openapi.json"));
+        expect(await documentErrors(doc)).toBeNull();
+        expect(doc.paths["/admin/stats"].get.security).toEqual([{ bearer: [] }]);
+        expect(doc.paths["/admin/health"].get.security).toEqual([]);
+        expect(doc.paths["/admin/scoped"].get.security).toEqual([{ bearer: ["admin"] }]);
+        expect(doc.paths["/admin/key"].get.security).toEqual([{ headerKey: [] }]);
+        expect(doc.paths["/open"].get).not.toHaveProperty("security");
+        expect(doc.components.securitySchemes).toEqual({
+          bearer: { type: "http", scheme: "bearer", bearerFormat: "opaque" },
+          headerKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        });
+        const unauthorized = doc.paths["/admin/stats"].get.responses["401"];
+        expect(unauthorized.headers["WWW-Authenticate"].schema).toEqual({ type: "string" });
+        expect(doc.paths["/admin/stats"].get.responses["200"]).toBeDefined();
+        expect(doc.paths["/admin/health"].get.responses).not.toHaveProperty("401");
+      }
+    });
+
+    it("passes a router's auth down to routers mounted under it, the closest router winning", async () => {
+      const { router, request } = harness.make({ auth: headerKey });
+      const middle = harness.nested();
+      const inner = harness.nested({ auth: basic });
+      inner.get("/basic", Whoever);
+      middle.get("/plain", Whoever);
+      middle.route("/inner", inner);
+      router.route("/middle", middle);
+      router.get("/top", Whoever);
+
+      expect((await request("/top")).status).toBe(401);
+      expect((await request("/top", { headers: { "x-api-key": "k-1" } })).status).toBe(200);
+      expect((await request("/middle/plain")).status).toBe(401);
+      expect(await json(await request("/middle/plain", { headers: { "x-api-key": "k-1" } }))).toEqual({
+        principal: { client: "one" },
+      });
+      expect((await request("/middle/inner/basic", { headers: { "x-api-key": "k-1" } })).status).toBe(401);
+      expect((await request("/middle/inner/basic", auth(basicHeader("ada", "pa:ss wörd")))).status).toBe(200);
+
+      const doc = router.schema;
+      expect(doc.paths["/middle/plain"]!.get).toMatchObject({ security: [{ headerKey: [] }] });
+      expect(doc.paths["/middle/inner/basic"]!.get).toMatchObject({ security: [{ basicAuth: [] }] });
+      expect(await documentErrors(doc)).toBeNull();
+    });
+
+    it("documents a router's security option without enforcing anything", async () => {
+      const { router, request } = harness.make({
+        schema: { components: { securitySchemes: { gateway: { type: "http", scheme: "bearer" } } } },
+      });
+      const behindGateway = harness.nested({ security: [{ gateway: [] }] });
+      behindGateway.get("/thing", Whoever);
+      router.route("/api", behindGateway);
+      expect((await request("/api/thing")).status).toBe(200);
+      expect(router.schema.paths["/api/thing"]!.get).toMatchObject({ security: [{ gateway: [] }] });
+    });
+
+    it("refuses two different schemes under one name when the document is built", () => {
+      const { router } = harness.make();
+      router.get("/a", echo(bearerAuth({ schemeName: "token", verify: () => ({}) })));
+      router.get("/b", echo(apiKeyAuth({ schemeName: "token", in: "header", name: "X-Token", verify: () => ({}) })));
+      expect(() => router.schema).toThrow(/Two different security schemes are named "token"/);
+    });
+  });
+}
