@@ -12,7 +12,6 @@ import {
   swaggerUiInitScript,
   swaggerUiPage,
 } from "../docs-ui";
-import { isApiException } from "../errors/exceptions";
 import { buildDocument } from "../openapi/document";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
@@ -197,8 +196,11 @@ export abstract class RouterBase {
     const { failure } = outcome;
     // raiseOnError hands every error to the router; passthroughErrors only those thrown by handle().
     if (this.options.raiseOnError || (this.options.passthroughErrors && !failure.duringValidation)) throw failure.error;
-    if (!isApiException(failure.error) && failure.exception.status >= 500) {
-      console.error(`[specroute] unexpected error in ${compiled.label}:`, failure.error);
+    if (failure.requestId !== undefined) {
+      console.error(
+        `[specroute] ${failure.exception.status} in ${compiled.label}, request id ${failure.requestId}:`,
+        failure.error,
+      );
     }
     return this.deliverFailure(failure, args);
   }

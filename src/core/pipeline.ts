@@ -1,5 +1,6 @@
 import type { ApiException } from "../errors/exceptions";
 import { type ErrorFormat, renderException, toApiException } from "../errors/render";
+import { needsRequestId, requestIdFor } from "../errors/request-id";
 import type { ResponsePlan } from "./respond";
 import type { OpenAPIRoute, RequestState } from "./route";
 import type { RequestInput, RoutePlan } from "./route-plan";
@@ -28,6 +29,8 @@ export interface Failure {
   response: Response;
   /** Whether the error came from request validation rather than from `handle`. */
   duringValidation: boolean;
+  /** Set for failures the client is not told about: the id the response names and the log must show. */
+  requestId?: string;
 }
 
 /** What the pipeline gives back to the adapter: a response, or a failure for the adapter to route. */
@@ -58,12 +61,14 @@ export async function runEndpoint(route: CompiledRoute, args: unknown[], input: 
     }
     if (error instanceof Response) return { response: error };
     const exception = toApiException(error);
+    const requestId = needsRequestId(exception) ? requestIdFor(input.request) : undefined;
     return {
       failure: {
         error,
         exception,
-        response: renderException(exception, route.errorFormat),
+        response: renderException(exception, route.errorFormat, requestId),
         duringValidation: validating,
+        requestId,
       },
     };
   }

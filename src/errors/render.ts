@@ -42,11 +42,18 @@ export function toApiException(err: unknown): ApiException {
   return new InternalServerErrorException(undefined, { cause: err });
 }
 
-/** Renders an exception as a Response in the configured format. */
-export function renderException(err: ApiException, format: ErrorFormat = "envelope"): Response {
+/**
+ * Renders an exception as a Response in the configured format. With a `requestId` (a failure that
+ * was logged), every message names it and the `x-request-id` header carries it.
+ */
+export function renderException(err: ApiException, format: ErrorFormat = "envelope", requestId?: string): Response {
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers["retry-after"] = String(err.retryAfter);
-  const errors = err.buildResponse();
+  let errors = err.buildResponse();
+  if (requestId !== undefined) {
+    headers["x-request-id"] = requestId;
+    errors = errors.map((item) => ({ ...item, message: `${item.message} (request id ${requestId})` }));
+  }
   let body: string;
   if (format === "problem") {
     headers["content-type"] = PROBLEM_CONTENT_TYPE;

@@ -109,6 +109,13 @@ const thrown: Record<string, () => unknown> = {
   unknown: () => new Error("SELECT * FROM secret_table at /srv/app.js:10"),
 };
 
+class Slug extends OpenAPIRoute {
+  schema = { request: { params: z.object({ slug: z.string() }) }, responses: {} };
+  async handle() {
+    return (await this.getValidatedData()).params;
+  }
+}
+
 class Throws extends OpenAPIRoute {
   schema = { request: { params: z.object({ kind: z.string() }) }, responses: {} };
   async handle() {
@@ -162,6 +169,7 @@ export function runCommonSuite(harness: AdapterHarness): void {
     const { router, request } = harness.make();
     router.post("/projects/:projectId/tasks", CreateTask);
     router.get("/coerce", Coerce);
+    router.get("/slugs/:slug", Slug);
 
     const validTask = { title: "Write docs", email: "a@b.co", priority: 3, status: "open" };
     const send = (body: unknown, headers: Record<string, string> = { "x-api-key": "k1" }, path = "/projects/7/tasks") =>
@@ -236,6 +244,19 @@ export function runCommonSuite(harness: AdapterHarness): void {
     it("reads headers case-insensitively and exposes them under the declared name", async () => {
       const data = await json(await send(validTask, { "X-Api-KEY": "mixed" }));
       expect(data.headers).toEqual({ "X-API-Key": "mixed" });
+    });
+
+    it("decodes percent-encoded path parameters, keeping malformed escapes as sent", async () => {
+      for (const [sent, seen] of [
+        ["caf%C3%A9%20%F0%9F%98%80", "café 😀"],
+        ["a%2Fb", "a/b"],
+        ["%E0%A4%A", "%E0%A4%A"],
+        ["100%", "100%"],
+      ]) {
+        const response = await request(`/slugs/${sent}`);
+        expect(response.status, sent).toBe(200);
+        expect(await json(response), sent).toEqual({ slug: seen });
+      }
     });
 
     it("rejects query parameters the endpoint does not declare", async () => {
@@ -368,20 +389,28 @@ export function runCommonSuite(harness: AdapterHarness): void {
     router.get("/throw/:kind", Throws);
     router.get("/hooked/:id", Hooked);
 
-    const cases: Array<[string, number, number, string | null]> = [
+    // Hidden 500s are logged under a request id that the generic message names.
+    const hidden = expect.stringMatching(/^Internal Error \(request id [0-9a-f-]{36}\)$/);
+    const cases: Array<[string, number, number, unknown]> = [
       ["notfound", 404, 7002, "No such task"],
       ["unauthorized", 401, 7003, "Unauthorized"],
       ["forbidden", 403, 7004, "Forbidden"],
       ["conflict", 409, 7006, "Duplicate title"],
       ["ratelimit", 429, 7008, "Slow down"],
-      ["internal", 500, 7009, "Internal Error"],
-      ["base", 500, 7000, "Internal Error"],
+      ["internal", 500, 7009, hidden],
+      ["base", 500, 7000, hidden],
     ];
     for (const [kind, status, code, message] of cases) {
       it(`renders ${kind} as ${status} with code ${code}`, async () => {
-        const response = await request(`/throw/${kind}`);
-        expect(response.status).toBe(status);
-        expect(await json(response)).toEqual({ success: false, errors: [{ code, message }], result: {} });
+        const original = console.error;
+        console.error = () => {};
+        try {
+          const response = await request(`/throw/${kind}`);
+          expect(response.status).toBe(status);
+          expect(await json(response)).toEqual({ success: false, errors: [{ code, message }], result: {} });
+        } finally {
+          console.error = original;
+        }
       });
     }
 
@@ -457,9 +486,18 @@ export function runCommonSuite(harness: AdapterHarness): void {
       const { router, request } = harness.make({ validateResponse: true });
       router.get("/shaped", Shaped);
       expect(await json(await request("/shaped?good=true"))).toEqual({ id: 1, name: "a" });
-      const bad = await request("/shaped?good=false");
-      expect(bad.status).toBe(500);
-      expect((await json(bad)).errors[0]).toEqual({ code: 7013, message: "Internal Error" });
+      const original = console.error;
+      console.error = () => {};
+      try {
+        const bad = await request("/shaped?good=false");
+        expect(bad.status).toBe(500);
+        expect((await json(bad)).errors[0]).toEqual({
+          code: 7013,
+          message: expect.stringMatching(/^Internal Error \(request id [0-9a-f-]{36}\)$/),
+        });
+      } finally {
+        console.error = original;
+      }
     });
   });
 

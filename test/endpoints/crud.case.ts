@@ -372,6 +372,10 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
         expect(ids(page2)).toEqual([4, 5, 6]);
         expect(page2.result_info).toEqual({ count: 3, page: 2, per_page: 3, total_count: 7 });
         expect(ids(await list("?page=9"))).toEqual([]);
+        // Found by fuzzing: an offset past Number.MAX_SAFE_INTEGER was a 500.
+        const far = await list("?page=9007199254740991&per_page=100");
+        expect(ids(far)).toEqual([]);
+        expect(far.result_info).toMatchObject({ count: 0, page: 9007199254740991, total_count: 7 });
       });
 
       it("filters by exact match on each filter field, with typed coercion", async () => {

@@ -113,16 +113,22 @@ export function runSqlSafetySuite(backend: CrudBackend, driver: () => SqlDriver)
 
     it("answers a database failure with a 500 that names nothing", async () => {
       const original = console.error;
-      const logged: unknown[] = [];
+      const logged: unknown[][] = [];
       console.error = (...args: unknown[]) => logged.push(args);
       try {
         await driver().execute(`DROP TABLE ${driver().dialect.quote("tasks")}`, []);
         const response = await app.request("/projects/1/tasks");
         expect(response.status).toBe(500);
         const text = await response.text();
-        expect(JSON.parse(text).errors).toEqual([{ code: 7000, message: "Database operation failed" }]);
+        const id = response.headers.get("x-request-id");
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(JSON.parse(text).errors).toEqual([
+          { code: 7000, message: `Database operation failed (request id ${id})` },
+        ]);
         expect(text).not.toMatch(LEAK);
-        expect(logged.length).toBeGreaterThan(0);
+        // The driver's error reaches the log, under the same request id.
+        expect(logged.length).toBe(1);
+        expect(String(logged[0]![0])).toContain(id);
       } finally {
         console.error = original;
       }

@@ -54,8 +54,13 @@ class IttyRouter extends RouterBase {
     return args[0] as Request;
   }
 
+  /** itty-router leaves path parameters percent-encoded; they are decoded as Hono does (malformed ones kept as sent). */
   getUrlParams(args: unknown[]): Record<string, string | undefined> {
-    return (args[0] as IttyRequest).params ?? {};
+    const params = (args[0] as IttyRequest).params;
+    if (!params) return {};
+    const decoded: Record<string, string | undefined> = {};
+    for (const [key, value] of Object.entries(params)) decoded[key] = decodeParam(value);
+    return decoded;
   }
 
   getBindings(args: unknown[]): Record<string, unknown> | undefined {
@@ -122,4 +127,13 @@ interface Registration {
   method: string;
   path: string;
   handlers: RouterHandler[];
+}
+
+function decodeParam(value: string | undefined): string | undefined {
+  if (value === undefined || !value.includes("%")) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

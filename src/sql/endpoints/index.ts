@@ -63,7 +63,8 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends Sql
         search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
         orderBy: order_by ? { column: order_by, direction: order_by_direction ?? "asc" } : undefined,
         limit: per_page,
-        offset: (page - 1) * per_page,
+        // A page far past any table (page=9007199254740991) is an empty page, not an unsafe offset.
+        offset: Math.min((page - 1) * per_page, Number.MAX_SAFE_INTEGER),
       }),
     );
     return { result: page$.rows, result_info: { total_count: page$.totalCount } };

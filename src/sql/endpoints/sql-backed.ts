@@ -76,7 +76,7 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
       try {
         return await operation(this.sqlTable!, this.database());
       } catch (error) {
-        throw toHttpError(error, this.meta.model.tableName, this.constraintsMessages, this.constructor.name);
+        throw toHttpError(error, this.meta.model.tableName, this.constraintsMessages);
       }
     }
   }
@@ -84,12 +84,7 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
 }
 
 /** Database errors as HTTP errors: UNIQUE violations as configured or 409, anything else a safe 500. */
-function toHttpError(
-  error: unknown,
-  tableName: string,
-  constraintsMessages: Record<string, ApiException>,
-  label: string,
-): unknown {
+function toHttpError(error: unknown, tableName: string, constraintsMessages: Record<string, ApiException>): unknown {
   if (isApiException(error)) return error;
   if (error instanceof InvalidValueError) return new InputValidationException(error.message);
   if (error instanceof UniqueViolationError) {
@@ -100,7 +95,7 @@ function toHttpError(
     return new ConflictException(`An object with this ${named} already exists`);
   }
   if (error instanceof DatabaseError) {
-    console.error(`[specroute] database error in ${label}:`, error.cause);
+    // The cause keeps the driver's error for the log line (with a request id) the router writes.
     const exception = new ApiException("Database operation failed", { cause: error });
     exception.isVisible = true;
     return exception;
