@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import {
+  ConflictException,
   contentJson,
   contentMultipart,
   fileField,
@@ -68,17 +69,34 @@ export class CreateTask extends SqlCreateEndpoint {
   dbName = DB;
   schema = { summary: "Add a task to a project", security: writeSecurity };
 
-  /** Tasks are numbered within their project: the next id is one more than the highest. */
+  /** The project must exist. */
   async before(data: { projectId: number }) {
-    const [c] = this.args as [AppContext];
-    const db = toSqlDriver(c.env.DB);
-    const [project] = await db.query("SELECT id FROM projects WHERE id = ?", [data.projectId]);
+    const [project] = await this.connection().query("SELECT id FROM projects WHERE id = ?", [data.projectId]);
     if (!project) throw new NotFoundException("No such project");
-    const [row] = await db.query<{ next: number }>(
-      "SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE projectId = ?",
-      [data.projectId],
-    );
-    return { ...data, id: Number(row!.next) };
+    return data;
+  }
+
+  /**
+   * Tasks are numbered within their project, one more than the highest. Two concurrent creates can
+   * pick the same number; the loser's insert is a conflict, so it takes the next number and retries.
+   */
+  async create(data: { projectId: number }) {
+    for (let attempt = 1; ; attempt++) {
+      const [row] = await this.connection().query<{ next: number }>(
+        "SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE projectId = ?",
+        [data.projectId],
+      );
+      try {
+        return await super.create({ ...data, id: Number(row!.next) });
+      } catch (error) {
+        if (!(error instanceof ConflictException) || attempt === 20) throw error;
+      }
+    }
+  }
+
+  private connection() {
+    const [c] = this.args as [AppContext];
+    return toSqlDriver(c.env.DB);
   }
 }
 

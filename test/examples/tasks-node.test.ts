@@ -22,6 +22,40 @@ describe("the tasks example on Node (app.request)", () => {
     sqlite.close();
   });
 
+  it("numbers concurrently created tasks without losing one", async () => {
+    const { env, sqlite } = nodeEnv();
+    const post = (body: unknown) =>
+      app.request(
+        "/projects",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": "test-key" },
+          body: JSON.stringify(body),
+        },
+        env,
+      );
+    expect((await post({ name: "Busy" })).status).toBe(201);
+    const creates = Array.from({ length: 20 }, (_, i) =>
+      app.request(
+        "/projects/1/tasks",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": "test-key" },
+          body: JSON.stringify({ title: `task ${i}` }),
+        },
+        env,
+      ),
+    );
+    const statuses = await Promise.all(creates.map(async (response) => (await response).status));
+    expect(statuses.every((status) => status === 201)).toBe(true);
+    const ids = sqlite
+      .prepare("SELECT id FROM tasks ORDER BY id")
+      .all()
+      .map((row: any) => row.id);
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    sqlite.close();
+  });
+
   it("serves a document that validates, the one `specroute openapi` writes", async () => {
     const served = await (await app.request("/openapi.json")).json();
     expect(await documentErrors(served)).toBeNull();

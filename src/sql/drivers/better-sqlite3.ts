@@ -12,6 +12,8 @@ export interface BetterSqlite3Database {
   close(): unknown;
 }
 
+const MAX_PREPARED = 256;
+
 /**
  * Driver over a better-sqlite3 database the application opened.
  *
@@ -20,10 +22,22 @@ export interface BetterSqlite3Database {
  * const driver = betterSqlite3Driver(new Database("app.db"))
  */
 export function betterSqlite3Driver(db: BetterSqlite3Database): SqlDriver {
+  // The SQL layer generates a handful of statement shapes per route, so prepared statements are
+  // kept (bounded, oldest first out) instead of being compiled again on every call.
+  const prepared = new Map<string, ReturnType<BetterSqlite3Database["prepare"]>>();
+  const prepare = (sql: string) => {
+    let statement = prepared.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value!);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
   return {
     dialect: sqliteDialect,
     async query<T>(sql: string, params: unknown[]) {
-      const statement = db.prepare(sql);
+      const statement = prepare(sql);
       const values = params.map(toSqliteValue);
       // `all()` refuses statements that return nothing; run those and answer no rows.
       if (!statement.reader) {
@@ -33,10 +47,11 @@ export function betterSqlite3Driver(db: BetterSqlite3Database): SqlDriver {
       return statement.all(...values) as T[];
     },
     async execute(sql, params) {
-      const result = db.prepare(sql).run(...params.map(toSqliteValue));
+      const result = prepare(sql).run(...params.map(toSqliteValue));
       return { changes: result.changes, lastInsertId: result.lastInsertRowid };
     },
     async close() {
+      prepared.clear();
       db.close();
     },
   };
