@@ -50,3 +50,39 @@ describe("package boundaries", () => {
     expect(Object.keys(pkg.dependencies ?? {})).not.toContain("hono");
   });
 });
+
+describe("Workers bundle of a minimal app", () => {
+  it("leaves out the SQL layer and any YAML library when the app uses neither", async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: {
+        contents: `import { Hono } from "hono";
+import { fromHono, OpenAPIRoute } from "specroute";
+import { z } from "zod";
+class Hello extends OpenAPIRoute {
+  schema = { request: { query: z.object({ name: z.string() }) }, responses: {} };
+  async handle() { return { hello: (await this.getValidatedData()).query.name }; }
+}
+const app = new Hono();
+fromHono(app).get("/hello", Hello);
+export default app;`,
+        resolveDir: root,
+        loader: "ts",
+      },
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      write: false,
+      metafile: true,
+      alias: { specroute: join(root, "src/index.ts") },
+    });
+    // Files that contributed code to the output (the bundler reads more than it keeps).
+    const output = Object.values(result.metafile.outputs)[0]!;
+    const inputs = Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file);
+    expect(inputs.filter((file) => file.includes("src/sql/"))).toEqual([]);
+    expect(inputs.filter((file) => file.includes("node_modules/yaml/"))).toEqual([]);
+  });
+});

@@ -44,3 +44,43 @@ describe("validateDocument", () => {
     expect((await validateDocument(broken as any)).valid).toBe(false);
   });
 });
+
+describe("toYaml with awkward values", () => {
+  const awkward = {
+    openapi: "3.1.0",
+    info: { title: "Colon: and # hash", version: "1.0.0" },
+    paths: {},
+    "x-samples": {
+      empty: "",
+      spaces: "  leading and trailing  ",
+      reserved: ["true", "false", "null", "yes", "no", "on", "off", "~", "y"],
+      numbers: ["123", "1.5", "1e3", "0x10", "0o7", ".inf", "-1", "+1"],
+      dates: ["2024-01-01", "2024-01-01T10:00:00Z", "12:30"],
+      punctuation: [
+        "- dash",
+        "[x]",
+        "{y}",
+        "*star",
+        "&amp",
+        "!tag",
+        "|pipe",
+        ">fold",
+        "'q'",
+        '"dq"',
+        "%p",
+        "@a",
+        "`b`",
+      ],
+      multiline: "line one\nline two\ttab",
+      unicode: "naïve café ✓ \u2028",
+      nested: [[], {}, [[1, 2], { a: [] }], { "200": { "": null } }],
+      numbersAndBools: [0, -1.25, 1e21, true, false, null],
+    },
+  };
+
+  it("reads back identically under YAML 1.2 and 1.1", () => {
+    const text = toYaml(awkward as never);
+    expect(parse(text)).toEqual(awkward);
+    expect(parse(text, { version: "1.1" })).toEqual(awkward);
+  });
+});

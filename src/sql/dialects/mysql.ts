@@ -64,8 +64,8 @@ ORDER BY SEQ_IN_INDEX`,
  * @example
  * const driver = mysql2Driver(pool, { dialect: mariadbDialect })
  */
-export const mariadbDialect: Dialect = {
-  ...mysqlDialect,
+// Object.assign marked pure (a spread is not), so bundles that never use this dialect drop it.
+export const mariadbDialect: Dialect = /* @__PURE__ */ Object.assign({}, mysqlDialect, {
   name: "mariadb",
   returning: { insert: true, update: false, delete: true },
-};
+});

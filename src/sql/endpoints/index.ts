@@ -16,21 +16,27 @@ export { toSqlDriver } from "./sql-backed";
  * class CreateTask extends SqlCreateEndpoint { _meta = taskMeta; }
  * fromHono(app, { db: betterSqlite3Driver(new Database("app.db")) }).post("/tasks", CreateTask);
  */
-export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(CreateEndpoint)<HandleArgs> {
+export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
+  CreateEndpoint,
+)<HandleArgs> {
   async create(data: Record<string, unknown>): Promise<SqlRow> {
     return this.withTable((table, db) => table.insert(db, data));
   }
 }
 
 /** Read over SQL: selects the row identified by the path keys. */
-export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(ReadEndpoint)<HandleArgs> {
+export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
+  ReadEndpoint,
+)<HandleArgs> {
   async fetch(filters: Filters): Promise<SqlRow | null> {
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }
 }
 
 /** Update over SQL: writes only the sent columns, in one statement scoped by the full primary key. */
-export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(UpdateEndpoint)<HandleArgs> {
+export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
+  UpdateEndpoint,
+)<HandleArgs> {
   async getObject(filters: UpdateFilters): Promise<SqlRow | null> {
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }
@@ -42,7 +48,9 @@ export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends S
 }
 
 /** Delete over SQL: deletes the row identified by the full primary key and answers it. */
-export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(DeleteEndpoint)<HandleArgs> {
+export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
+  DeleteEndpoint,
+)<HandleArgs> {
   async getObject(filters: Filters): Promise<SqlRow | null> {
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }
@@ -53,7 +61,9 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends S
 }
 
 /** List over SQL: filters, search, ordering and pagination in one query, with `total_count`. */
-export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends SqlBacked(ListEndpoint)<HandleArgs> {
+export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
+  ListEndpoint,
+)<HandleArgs> {
   async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
     const { page, per_page, order_by, order_by_direction } = filters.options;
     const search = filters.filters.find((condition) => condition.operator === "LIKE");
