@@ -36,6 +36,11 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     }
     chunks.push(value);
   }
+  return concatBytes(chunks, size);
+}
+
+/** Joins byte chunks whose total length is `size` (one chunk is returned as it is). */
+export function concatBytes(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(size);
   let offset = 0;

@@ -1,5 +1,5 @@
 import { InputValidationException, PayloadTooLargeException } from "../errors/exceptions";
-import { bodyTooLarge } from "./body";
+import { bodyTooLarge, concatBytes } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
 export interface MultipartLimits {
@@ -215,7 +215,7 @@ class MultipartParser {
       this.entries.push({ name, value: new File(parts, filename, { type: type ?? "application/octet-stream" }) });
     } else {
       try {
-        this.entries.push({ name, value: utf8.decode(concatAll(chunks, size)) });
+        this.entries.push({ name, value: utf8.decode(concatBytes(chunks, size)) });
       } catch {
         throw new InputValidationException(`Field "${name}" is not valid UTF-8`, ["body", name]);
       }
@@ -310,17 +310,6 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);
   out.set(a, 0);
   out.set(b, a.length);
-  return out;
-}
-
-function concatAll(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
   return out;
 }
 
