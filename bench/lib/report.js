@@ -1,0 +1,203 @@
+// Turns case results into rows ({case, framework, value, unit, ratio_to_baseline}), target checks,
+// and the Markdown tables printed to the console and written to results/latest.md.
+import { ENDPOINTS } from "./requests.js";
+
+const CHANFANA = "chanfana";
+const BASELINE = "baseline";
+const SPECROUTE = ["specroute-hono", "specroute-itty"];
+
+const round = (value, digits) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+
+function formatValue(value, unit) {
+  if (!Number.isFinite(value)) return "n/a";
+  if (unit === "req/s" || unit === "req/CPU-s")
+    return value >= 1000 ? `${(value / 1000).toFixed(1)}k` : value.toFixed(0);
+  if (unit === "bytes") return value >= 1024 ? `${(value / 1024).toFixed(1)} KiB` : `${value} B`;
+  if (unit === "ms") return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
+  return String(value);
+}
+
+/** The case groups of the report: each names its baseline framework and its measures. */
+function groups(outcome) {
+  const list = [];
+  const { throughput, document, coldStart, bundle } = outcome;
+  if (throughput) {
+    const measures = [
+      ["throughput", "req/s", "rps", "req/s, higher is better"],
+      ["p99 latency", "ms", "p99", "ms, lower is better"],
+      ["server CPU efficiency", "req/CPU-s", "reqPerCpuSecond", "requests per server CPU-second, higher is better"],
+    ];
+    for (const [title, unit, key, note] of measures) {
+      list.push({
+        title: `${title[0].toUpperCase()}${title.slice(1)} (${note})`,
+        baseline: BASELINE,
+        unit,
+        cases: ENDPOINTS.map((endpoint) => ({
+          name: `${endpoint.name} — ${title}`,
+          label: endpoint.name,
+          values: mapValues(throughput.results[endpoint.id], (r) => r[key]),
+        })),
+      });
+    }
+  }
+  if (document) {
+    const r = document.results;
+    list.push({
+      title: "OpenAPI document of 200 routes (ms, in-process, fresh process per sample; ratio to chanfana)",
+      baseline: CHANFANA,
+      unit: "ms",
+      cases: [
+        ["first GET /openapi.json", (x) => x.firstMs],
+        ["repeat GET /openapi.json (median)", (x) => x.repeatMedianMs],
+        ["repeat GET /openapi.json (p99)", (x) => x.repeatP99Ms],
+        ["registering the 200 routes", (x) => x.buildMs],
+      ].map(([label, pick]) => ({ name: `OpenAPI 200 routes — ${label}`, label, values: mapValues(r, pick) })),
+    });
+  }
+  if (coldStart) {
+    const r = coldStart.results;
+    list.push({
+      title: "Cold start, 50-route app (ms from process start, fresh process; ratio to baseline)",
+      baseline: BASELINE,
+      unit: "ms",
+      cases: [
+        ["import + build the app", (x) => x.readyMs],
+        ["... + first in-process response", (x) => x.firstResponseMs],
+      ].map(([label, pick]) => ({ name: `Cold start 50 routes — ${label}`, label, values: mapValues(r, pick) })),
+    });
+  }
+  if (bundle) {
+    const r = bundle.results;
+    list.push({
+      title: "Bundle of a 3-endpoint Workers app (esbuild, minified ESM; ratio to chanfana)",
+      baseline: CHANFANA,
+      unit: "bytes",
+      cases: [
+        ["minified", (x) => x.bytes],
+        ["minified + gzip", (x) => x.gzipBytes],
+        ["framework's own code, minified (no zod/hono/itty-router, no app code)", (x) => x.ownBytes],
+      ].map(([label, pick]) => ({ name: `Bundle 3 endpoints — ${label}`, label, values: mapValues(r, pick) })),
+    });
+  }
+  return list;
+}
+
+function mapValues(object, fn) {
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, fn(value)]));
+}
+
+export function buildRows(outcome) {
+  const rows = [];
+  const baselines = {};
+  for (const group of groups(outcome)) {
+    for (const c of group.cases) {
+      baselines[c.name] = group.baseline;
+      const base = c.values[group.baseline];
+      for (const [framework, value] of Object.entries(c.values)) {
+        rows.push({
+          case: c.name,
+          framework,
+          value: round(value, group.unit === "ms" ? 3 : 0),
+          unit: group.unit,
+          ratio_to_baseline: round(value / base, 3),
+        });
+      }
+    }
+  }
+  return { rows, baselines };
+}
+
+/** The targets of the bench issue, checked for each specroute adapter. */
+export function checkTargets(outcome) {
+  const checks = [];
+  const add = (target, framework, met, detail) => checks.push({ target, framework, met, detail });
+  for (const id of SPECROUTE) {
+    const { throughput, document, coldStart, bundle } = outcome;
+    if (throughput?.results[ENDPOINTS[0].id]?.[id]) {
+      const measures = [
+        ["rps", "throughput ≥ 0.9× baseline on every endpoint"],
+        ["reqPerCpuSecond", "(variant) requests per server CPU-second ≥ 0.9× baseline on every endpoint"],
+      ];
+      for (const [key, target] of measures) {
+        const ratios = ENDPOINTS.map((e) => [
+          e.name,
+          throughput.results[e.id][id][key] / throughput.results[e.id][BASELINE][key],
+        ]);
+        const [worstName, worst] = ratios.reduce((a, b) => (b[1] < a[1] ? b : a));
+        add(target, id, worst >= 0.9, `lowest ${worst.toFixed(2)}× (${worstName})`);
+      }
+    }
+    if (document?.results[id]) {
+      const mine = document.results[id];
+      const repeat = mine.repeatMedianMs;
+      add("repeat GET /openapi.json < 1 ms", id, repeat < 1, `${repeat.toFixed(3)} ms median`);
+      const chanfana = document.results[CHANFANA];
+      if (chanfana) {
+        const ratio = mine.firstMs / chanfana.firstMs;
+        add(
+          "first document generation ≤ 0.5× chanfana",
+          id,
+          ratio <= 0.5,
+          `${ratio.toFixed(2)}× (${mine.firstMs.toFixed(1)} vs ${chanfana.firstMs.toFixed(1)} ms)`,
+        );
+      }
+    }
+    if (coldStart?.results[id] && coldStart.results[BASELINE]) {
+      const extra = coldStart.results[id].readyMs - coldStart.results[BASELINE].readyMs;
+      add("cold start ≤ baseline + 30 ms", id, extra <= 30, `baseline ${extra >= 0 ? "+" : ""}${extra.toFixed(1)} ms`);
+    }
+    if (bundle?.results[id] && bundle.results[CHANFANA]) {
+      const ratio = bundle.results[id].gzipBytes / bundle.results[CHANFANA].gzipBytes;
+      add(
+        "bundle gzip ≤ 0.5× chanfana",
+        id,
+        ratio <= 0.5,
+        `${ratio.toFixed(2)}× (${bundle.results[id].gzipBytes} vs ${bundle.results[CHANFANA].gzipBytes} B)`,
+      );
+      const own = bundle.results[id].ownBytes / bundle.results[CHANFANA].ownBytes;
+      add(
+        "(variant) framework's own code ≤ 0.5× chanfana's",
+        id,
+        own <= 0.5,
+        `${own.toFixed(2)}× (${bundle.results[id].ownBytes} vs ${bundle.results[CHANFANA].ownBytes} B minified)`,
+      );
+    }
+  }
+  return checks;
+}
+
+/** Markdown tables (console and results/latest.md): one row per case, one column per framework. */
+export function renderMarkdown({ outcome, frameworks, meta, targets }) {
+  const lines = [];
+  lines.push(`Run ${meta.date} (${meta.mode}), ${meta.machine}; ${meta.method}.`, "");
+  for (const group of groups(outcome)) {
+    const present = frameworks.filter(({ id }) => group.cases.some((c) => c.values[id] !== undefined));
+    lines.push(`### ${group.title}`, "");
+    const rows = group.cases.map((c) => {
+      const base = c.values[group.baseline];
+      const cells = present.map(({ id }) => {
+        const value = c.values[id];
+        if (value === undefined) return "—";
+        return `${formatValue(value, group.unit)} (${(value / base).toFixed(2)})`;
+      });
+      return [c.label, ...cells];
+    });
+    lines.push(...table(["case", ...present.map((f) => f.label)], rows), "");
+  }
+  if (targets.length > 0) {
+    lines.push("### Targets", "");
+    for (const t of targets)
+      lines.push(`- ${t.met ? "✅ met" : "❌ missed"}: ${t.target} — ${t.framework}: ${t.detail}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+/** A Markdown table with padded columns (as biome formats it): the first left-aligned, the others right-aligned. */
+function table(header, rows) {
+  const widths = header.map((_, i) => Math.max(3, ...[header, ...rows].map((row) => row[i].length)));
+  const pad = (cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]));
+  const line = (row) => `| ${row.map(pad).join(" | ")} |`;
+  const rule = widths.map((width, i) => (i === 0 ? "-".repeat(width) : `${"-".repeat(width - 1)}:`));
+  return [line(header), `| ${rule.join(" | ")} |`, ...rows.map(line)];
+}

@@ -1,0 +1,156 @@
+// `npm run bench [-- --quick] [-- --only=throughput,document,cold-start,bundle] [-- --frameworks=a,b]`
+// Runs the cases, prints the tables, writes results/latest.{json,md} (quick: results/quick.{json,md})
+// and, after a full run of every case, the results section of README.md.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureBuilt } from "./lib/build.js";
+import { runBundle } from "./lib/cases/bundle.js";
+import { runColdStart } from "./lib/cases/cold-start.js";
+import { runDocument } from "./lib/cases/document.js";
+import { runThroughput } from "./lib/cases/throughput.js";
+import { BENCH_DIR, FRAMEWORKS, versions } from "./lib/frameworks.js";
+import { killAll, PINNING } from "./lib/processes.js";
+import { buildRows, checkTargets, renderMarkdown } from "./lib/report.js";
+
+const SETTINGS = {
+  full: {
+    connections: 10,
+    sampleSeconds: 10,
+    warmupSeconds: 3,
+    rounds: 3,
+    minServerUtilization: 0.8,
+    contentionRetries: 18,
+    documentRoutes: 200,
+    documentProcesses: 5,
+    documentRepeatBudgetMs: 3000,
+    coldStartRoutes: 50,
+    coldStartProcesses: 15,
+    budgetMs: 19 * 60_000,
+  },
+  quick: {
+    connections: 10,
+    sampleSeconds: 2,
+    warmupSeconds: 1,
+    rounds: 1,
+    minServerUtilization: 0.8,
+    contentionRetries: 4,
+    documentRoutes: 200,
+    documentProcesses: 1,
+    documentRepeatBudgetMs: 1000,
+    coldStartRoutes: 50,
+    coldStartProcesses: 5,
+    budgetMs: 170_000,
+  },
+};
+const CASES = ["throughput", "document", "cold-start", "bundle"];
+
+const { values: flags } = parseArgs({
+  options: { quick: { type: "boolean" }, only: { type: "string" }, frameworks: { type: "string" } },
+});
+const mode = flags.quick ? "quick" : "full";
+const settings = SETTINGS[mode];
+const cases = flags.only ? flags.only.split(",") : CASES;
+for (const name of cases)
+  if (!CASES.includes(name)) throw new Error(`Unknown case ${name}; cases: ${CASES.join(", ")}`);
+// The baseline always runs: every ratio is taken to it (or to chanfana, which the document and bundle cases need).
+const wanted = flags.frameworks?.split(",");
+const frameworks = FRAMEWORKS.filter(({ id }) => !wanted || wanted.includes(id) || id === "baseline");
+
+const startedAt = Date.now();
+// Other work on the machine shows up here; the req/CPU-s figures are the ones it disturbs least.
+const loadAtStart = loadavg().map((n) => n.toFixed(2));
+const log = (message) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+
+// Every loop below is bounded; this is the backstop for a hung child.
+const watchdog = setTimeout(() => {
+  console.error(`bench: exceeded its ${settings.budgetMs / 60_000} min budget, stopping`);
+  killAll();
+  process.exit(1);
+}, settings.budgetMs);
+watchdog.unref();
+
+async function main() {
+  const build = ensureBuilt(log);
+  log(`${build}; ${mode} run of ${cases.join(", ")} for ${frameworks.map((f) => f.id).join(", ")}`);
+  log(PINNING ? `server on core ${PINNING.server}, load generator on core ${PINNING.load}` : "no core pinning");
+  const context = { frameworks, settings, log };
+  const outcome = {};
+  if (cases.includes("bundle")) outcome.bundle = await runBundle(context);
+  if (cases.includes("cold-start")) outcome.coldStart = await runColdStart(context);
+  if (cases.includes("document")) outcome.document = await runDocument(context);
+  if (cases.includes("throughput")) outcome.throughput = await runThroughput(context);
+
+  const date = new Date().toISOString();
+  const load = loadavg().map((n) => n.toFixed(2));
+  const meta = {
+    date,
+    mode,
+    machine: `${cpus().length}× ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadAtStart.join(" ")} at start, ${load.join(" ")} at end`,
+    method:
+      `c=${settings.connections}, ${settings.sampleSeconds} s samples after ${settings.warmupSeconds} s warm-up, ` +
+      `${settings.rounds} interleaved round(s), medians` +
+      (PINNING ? `; server and load generator pinned to separate cores` : "; not pinned") +
+      (outcome.throughput ? `; ${outcome.throughput.note}` : ""),
+  };
+  const { rows, baselines } = buildRows(outcome);
+  const targets = checkTargets(outcome);
+  const markdown = renderMarkdown({ outcome, frameworks, meta, targets });
+  console.log(`\n${markdown}`);
+
+  const resultsDir = join(BENCH_DIR, "results");
+  mkdirSync(join(resultsDir, "raw"), { recursive: true });
+  const name = mode === "full" ? "latest" : "quick";
+  const json = {
+    ...meta,
+    build,
+    commit: headCommit(),
+    settings,
+    cases,
+    versions: versions(),
+    frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.label])),
+    baselines,
+    rows,
+    targets,
+  };
+  writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(join(resultsDir, `${name}.md`), `# specroute benchmark results\n\n${markdown}`);
+  const raw = { ...json, samples: mapSamples(outcome) };
+  writeFileSync(join(resultsDir, "raw", `${date.replaceAll(":", "-")}-${mode}.json`), JSON.stringify(raw));
+  if (mode === "full" && cases.length === CASES.length && !wanted) updateReadme(markdown);
+  log(`wrote results/${name}.json and results/${name}.md`);
+}
+
+/** The checked-out commit (read-only); the measured dist/ may include uncommitted changes on top. */
+function headCommit() {
+  const result = spawnSync("git", ["rev-parse", "HEAD"], { cwd: BENCH_DIR, encoding: "utf8", timeout: 5000 });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
+function mapSamples(outcome) {
+  return Object.fromEntries(Object.entries(outcome).map(([key, value]) => [key, value.samples ?? value.results]));
+}
+
+/** Replaces the "last full run" section of README.md. */
+function updateReadme(markdown) {
+  const path = join(BENCH_DIR, "README.md");
+  const start = "<!-- last-full-run:start -->";
+  const end = "<!-- last-full-run:end -->";
+  const readme = readFileSync(path, "utf8");
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from === -1 || to === -1) return log("README.md has no last-full-run markers; not updated");
+  writeFileSync(path, `${readme.slice(0, from + start.length)}\n${markdown}\n${readme.slice(to)}`);
+  log("updated README.md with this run");
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(`\nbench failed: ${err?.stack ?? err}`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+}
