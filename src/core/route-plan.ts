@@ -143,7 +143,8 @@ export class RoutePlan {
       }
       const raw = extractPart(part, source, errors);
       unvalidated[part.name] = raw;
-      await parseInto(part, part.name, raw, validated, errors);
+      const pending = parseInto(part, part.name, raw, validated, errors);
+      if (pending) await pending;
     }
 
     const method = input.request.method;
@@ -158,7 +159,8 @@ export class RoutePlan {
             const accepted = this.body.accepted.replace(/, /g, " or ");
             errors.push(new InputValidationException(`Request body is required (${accepted})`, ["body"]));
           } else if (read.media) {
-            await parseInto(read.media, "body", raw, validated, errors);
+            const pending = parseInto(read.media, "body", raw, validated, errors);
+            if (pending) await pending;
           }
         }
       } catch (err) {
@@ -290,25 +292,44 @@ function single(value: unknown): unknown[] {
 }
 
 /** Parses `raw` with the part's schema, storing the output or collecting the issues under the part's path. */
-async function parseInto(
+function parseInto(
   plan: { schema: z.ZodType; async: boolean },
   name: string,
   raw: unknown,
   validated: Record<string, unknown>,
   errors: ApiException[],
-): Promise<void> {
+): Promise<void> | undefined {
+  // Synchronous unless the schema needs async parsing: no promise (and no microtask) per part.
+  if (plan.async) return parseAsyncInto(plan.schema, name, raw, validated, errors);
   let result: z.ZodSafeParseResult<unknown>;
-  if (plan.async) result = await plan.schema.safeParseAsync(raw);
-  else {
-    try {
-      result = plan.schema.safeParse(raw);
-    } catch (err) {
-      // zod refuses async refinements in a sync parse; remember and go async for this route from now on.
-      if ((err as Error)?.constructor?.name !== "$ZodAsyncError") throw err;
-      plan.async = true;
-      result = await plan.schema.safeParseAsync(raw);
-    }
+  try {
+    result = plan.schema.safeParse(raw);
+  } catch (err) {
+    // zod refuses async refinements in a sync parse; remember and go async for this route from now on.
+    if ((err as Error)?.constructor?.name !== "$ZodAsyncError") throw err;
+    plan.async = true;
+    return parseAsyncInto(plan.schema, name, raw, validated, errors);
   }
+  store(result, name, validated, errors);
+  return undefined;
+}
+
+async function parseAsyncInto(
+  schema: z.ZodType,
+  name: string,
+  raw: unknown,
+  validated: Record<string, unknown>,
+  errors: ApiException[],
+): Promise<void> {
+  store(await schema.safeParseAsync(raw), name, validated, errors);
+}
+
+function store(
+  result: z.ZodSafeParseResult<unknown>,
+  name: string,
+  validated: Record<string, unknown>,
+  errors: ApiException[],
+): void {
   if (result.success) validated[name] = result.data;
   else errors.push(issuesToException(result.error.issues as $ZodIssue[], [name]));
 }

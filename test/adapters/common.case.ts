@@ -266,6 +266,39 @@ export function runCommonSuite(harness: AdapterHarness): void {
     });
   });
 
+  describe(`${harness.name}: schemas with async refinements`, () => {
+    class Reserve extends OpenAPIRoute {
+      schema = {
+        request: {
+          query: z.object({ day: z.string() }).refine(async ({ day }) => day !== "sunday", "closed on sundays"),
+          body: contentJson(
+            z.object({ name: z.string() }).refine(async ({ name }) => !name.startsWith("x"), "name taken"),
+          ),
+        },
+        responses: {},
+      };
+      async handle() {
+        const { query, body } = await this.getValidatedData();
+        return { day: query.day, name: body.name };
+      }
+    }
+    const { router, request } = harness.make();
+    router.post("/reserve", Reserve);
+
+    it("validates them, on the first request and after", async () => {
+      for (let round = 0; round < 2; round++) {
+        expect(await json(await request("/reserve?day=monday", jsonBody({ name: "ada" })))).toEqual({
+          day: "monday",
+          name: "ada",
+        });
+        const refused = await request("/reserve?day=sunday", jsonBody({ name: "xavier" }));
+        expect(refused.status).toBe(400);
+        const messages = (await json(refused)).errors.map((e: { message: string }) => e.message).sort();
+        expect(messages).toEqual(["closed on sundays", "name taken"]);
+      }
+    });
+  });
+
   describe(`${harness.name}: unknown query parameters with raiseUnknownParameters off`, () => {
     it("accepts and ignores them", async () => {
       const { router, request } = harness.make({ raiseUnknownParameters: false });
