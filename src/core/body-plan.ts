@@ -37,6 +37,8 @@ export interface MediaPlan {
   async: boolean;
   /** Declared members of a form body, or null when its schema is not an object we can see into. */
   fields: FormField[] | null;
+  /** The same members by name, for the multipart reader's per-part limits. */
+  fieldsByName: ReadonlyMap<string, FormField>;
   known: ReadonlySet<string>;
 }
 
@@ -81,6 +83,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
       required: body.required ?? !acceptsUndefined(config.schema),
       async: false,
       fields,
+      fieldsByName: new Map(fields?.map((field) => [field.key, field])),
       known: new Set(fields?.map((field) => field.key) ?? []),
     });
   }
@@ -124,12 +127,11 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
       return { media, form: groupForm(new URLSearchParams(decodeUtf8(bytes))) };
     }
     case "multipart": {
-      const fields = new Map(media.fields?.map((field) => [field.key, field]));
       const entries = await readMultipart(request, contentType!, {
         maxBodySize,
         partLimit(name, isFile) {
           if (media.fields === null) return Number.POSITIVE_INFINITY;
-          const field = fields.get(name);
+          const field = media.fieldsByName.get(name);
           // An undeclared file would be stripped by the schema anyway: it is not kept in memory.
           if (!field) return isFile ? null : Number.POSITIVE_INFINITY;
           return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
@@ -197,7 +199,8 @@ function groupForm(params: URLSearchParams): FormValues {
   return form;
 }
 
-function group(form: FormValues, key: string, value: unknown): void {
+/** Adds one value under its name, keeping arrival order. */
+export function group(form: FormValues, key: string, value: unknown): void {
   const values = form.get(key);
   if (values) values.push(value);
   else form.set(key, [value]);

@@ -12,7 +12,7 @@ import {
   type SecurityRequirement,
 } from "./auth";
 import { DEFAULT_MAX_BODY_SIZE } from "./body";
-import { type BodyPlan, compileBodyPlan, type FormValues, type MediaPlan, readBody } from "./body-plan";
+import { type BodyPlan, compileBodyPlan, type FormValues, group, type MediaPlan, readBody } from "./body-plan";
 import { coerceScalar } from "./coerce";
 import { parseCookies } from "./cookies";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "./schema-types";
@@ -191,14 +191,11 @@ function recordSource(record: Record<string, string | undefined>): Source {
 /** The query string's parameters grouped by name in one pass, without parsing the rest of the URL. */
 function querySource(url: string): Source {
   const start = url.indexOf("?");
-  const grouped = new Map<string, string[]>();
+  const grouped: FormValues = new Map();
   if (start >= 0) {
     const end = url.indexOf("#", start);
-    for (const [key, value] of new URLSearchParams(end < 0 ? url.slice(start + 1) : url.slice(start + 1, end))) {
-      const values = grouped.get(key);
-      if (values) values.push(value);
-      else grouped.set(key, [value]);
-    }
+    const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
+    for (const [key, value] of new URLSearchParams(query)) group(grouped, key, value);
   }
   return {
     get: (key) => grouped.get(key)?.[0] ?? null,
