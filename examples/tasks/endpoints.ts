@@ -71,7 +71,7 @@ export class CreateTask extends SqlCreateEndpoint {
 
   /** The project must exist. */
   async before(data: { projectId: number }) {
-    const [project] = await this.connection().query("SELECT id FROM projects WHERE id = ?", [data.projectId]);
+    const [project] = await this.database().query("SELECT id FROM projects WHERE id = ?", [data.projectId]);
     if (!project) throw new NotFoundException("No such project");
     return data;
   }
@@ -82,7 +82,7 @@ export class CreateTask extends SqlCreateEndpoint {
    */
   async create(data: { projectId: number }) {
     for (let attempt = 1; ; attempt++) {
-      const [row] = await this.connection().query<{ next: number }>(
+      const [row] = await this.database().query<{ next: number }>(
         "SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE projectId = ?",
         [data.projectId],
       );
@@ -92,11 +92,6 @@ export class CreateTask extends SqlCreateEndpoint {
         if (!(error instanceof ConflictException) || attempt === 20) throw error;
       }
     }
-  }
-
-  private connection() {
-    const [c] = this.args as [AppContext];
-    return toSqlDriver(c.env.DB);
   }
 }
 

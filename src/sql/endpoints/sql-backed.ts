@@ -58,7 +58,10 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
       return schema;
     }
 
-    /** @internal The driver for the current request. */
+    /**
+     * The driver for the current request, resolved as the endpoint's own queries resolve it; use it
+     * for hand-written statements next to the generated ones.
+     */
     database(): SqlDriver {
       if (this.db) return toSqlDriver(this.db, "The endpoint's db");
       if (this.dbName) {
