@@ -597,6 +597,10 @@ export function runCommonSuite(harness: AdapterHarness): void {
         schemasBuilt++;
       };
       try {
+        // The counter itself must see a schema being built, or a zero below would prove nothing.
+        z.object({ probe: z.string() });
+        expect(schemasBuilt).toBeGreaterThan(0);
+        schemasBuilt = 0;
         const task = { title: "t", email: "a@b.co", priority: 1, status: "open" };
         const responses = await Promise.all(
           Array.from({ length: 50 }, (_, i) =>
