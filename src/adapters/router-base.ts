@@ -164,6 +164,7 @@ export abstract class RouterBase {
       method,
     };
     const endpoint: OpenAPIRoute = new EndpointClass(routeOptions);
+    endpoint.prepareRoute();
     const schema = endpoint.getSchema();
     return {
       endpoint,

@@ -51,10 +51,16 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   /** The endpoint's logic. Return a plain object (200 JSON), a `Response`, a string, or nothing (204). */
   abstract handle(...args: HandleArgs): unknown;
 
-  /** The schema the route is compiled and documented from; override to derive it. */
+  /** The schema the route is compiled and documented from; override to derive it. Computes and returns, nothing else. */
   getSchema(): OpenAPIRouteSchema {
     return this.schema;
   }
+
+  /**
+   * Called once when the route is registered, before `getSchema()`: compute here the runtime state
+   * requests will read (lookup tables, derived field lists). Requests inherit it from this instance.
+   */
+  prepareRoute(): void {}
 
   /**
    * The validated request, typed from this class's own `schema`.
