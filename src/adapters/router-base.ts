@@ -13,6 +13,7 @@ import {
   swaggerUiPage,
 } from "../docs-ui";
 import { buildDocument } from "../openapi/document";
+import { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
 import { type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
@@ -97,6 +98,11 @@ export abstract class RouterBase {
   /** The OpenAPI document of every documented route, built once and cached. */
   getGeneratedSchema(version = this.options.openapiVersion): OpenAPIDocument {
     return this.cachedDocument(version).doc;
+  }
+
+  /** Drops the cached document, for changes the route table does not see (components added to `registry`). */
+  invalidateDocument(): void {
+    this.documents.clear();
   }
 
   /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
@@ -261,10 +267,29 @@ export function exposeRouter<W extends object>(wrapper: W, core: RouterBase, ori
     core: { value: core },
     original: { value: original },
     options: { value: core.options },
+    registry: { value: registryOf(core) },
+    // Older wrangler versions read `middleware` off the exported router (cloudflare/workers-sdk#5420).
+    middleware: { get: () => [] },
     routeTable: { get: () => core.routes },
     schema: { get: () => core.getGeneratedSchema() },
     getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
   });
+}
+
+// One registry per router core: Hono's basePath() gives the same core several wrappers.
+const registries = new WeakMap<RouterBase, OpenAPIRegistryMerger>();
+
+/** The core's registry; each registration adds its components to the document schema and drops the cached document. */
+function registryOf(core: RouterBase): OpenAPIRegistryMerger {
+  const known = registries.get(core);
+  if (known) return known;
+  const declared = core.options.schema;
+  const registry = new OpenAPIRegistryMerger(() => {
+    core.options.schema = registry.applyTo(declared);
+    core.invalidateDocument();
+  });
+  registries.set(core, registry);
+  return registry;
 }
 
 /** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
