@@ -95,7 +95,7 @@ export {
 export { type ErrorFormat, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
-export { type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";
+export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";
 export type {
   DocumentSchema,
   OpenAPIDocument,

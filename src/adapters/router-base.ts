@@ -35,7 +35,7 @@ export interface RouteEntry {
 export type RouterHandler = (...args: any[]) => unknown;
 
 /** A document or docs route: answers, or returns undefined to let the router try the next route. */
-export type DocsHandler = (args: unknown[]) => Response | undefined | Promise<Response | undefined>;
+type DocsHandler = (args: unknown[]) => Response | undefined | Promise<Response | undefined>;
 
 const JSON_TYPE = "application/json;charset=UTF-8";
 const YAML_TYPE = "text/yaml;charset=UTF-8";
@@ -298,13 +298,13 @@ export function isRouterWrapper(value: unknown): value is { core: RouterBase; or
 }
 
 /** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */
-export function toOpenAPIPath(path: string): string {
+function toOpenAPIPath(path: string): string {
   const converted = path.replace(/\/+/g, "/").replace(/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, "{$1}");
   return converted.length > 1 && converted.endsWith("/") ? converted.slice(0, -1) : converted || "/";
 }
 
 /** The `:name` parameters of a router path, in order. */
-export function pathParameterNames(path: string): string[] {
+function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
 }
 
