@@ -93,6 +93,8 @@ export abstract class RouterBase {
       entry.plan?.inheritSecurity(this.options);
       this.addEntry({ ...entry, path });
     }
+    // chanfana merges a nested router's registry into its parent's when it is mounted.
+    registryOf(this).merge(registryOf(nested));
   }
 
   /** The OpenAPI document of every documented route, built once and cached. */

@@ -88,3 +88,18 @@ describe("OpenAPIRegistryMerger", () => {
     expect(parent.applyTo({}).components).toEqual({ securitySchemes: { bearerAuth: bearer } });
   });
 });
+
+describe.each(harnesses)("$name: a mounted router's registry", (harness) => {
+  it("brings the components registered on it into the parent's document", async () => {
+    const { router, request } = harness.make();
+    const nested = harness.nested();
+    nested.registry.registerComponent("securitySchemes", "bearerAuth", bearer);
+    nested.get("/whoami", Whoami);
+    router.route("/v1", nested);
+
+    const doc = await (await request("/openapi.json")).json();
+    expect(doc.paths["/v1/whoami"].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes).toEqual({ bearerAuth: bearer });
+    expect(await documentErrors(doc)).toBeNull();
+  });
+});
