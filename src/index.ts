@@ -4,10 +4,15 @@ import { extendZodWithOpenApi } from "./openapi/extend-zod";
 // chanfana 3 apps call `.openapi({...})` on their schemas; importing specroute makes it available.
 extendZodWithOpenApi(z);
 
-export { fromHono, type HonoOpenAPIRouterType } from "./adapters/hono";
-export { fromIttyRouter, type IttyOpenAPIRouterType } from "./adapters/itty-router";
+export { fromHono, type HonoOpenAPIRouterType, HonoRouter as HonoOpenAPIHandler } from "./adapters/hono";
+export {
+  fromIttyRouter,
+  type IttyOpenAPIRouterType,
+  IttyRouter as IttyRouterOpenAPIHandler,
+} from "./adapters/itty-router";
 export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
-export type { RouteEntry } from "./adapters/router-base";
+export { type RouteEntry, RouterBase as OpenAPIHandler } from "./adapters/router-base";
+export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./adapters/router-types";
 export type { AuthContext, Authenticator, AuthOption, SecurityRequirement, SecuritySchemeObject } from "./core/auth";
 export {
   type ApiKeyAuthOptions,
@@ -19,21 +24,29 @@ export {
   bearerAuth,
   type Verify,
 } from "./core/auth-schemes";
+export { coerceInputs, type InputEntries } from "./core/coerce";
 export { contentForm, contentJson, contentMultipart } from "./core/content";
 export { type FileFieldOptions, fileField } from "./core/file-field";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
 export type {
+  AnyZodObject,
   ContentObject,
   MediaTypeConfig,
   OpenAPIRouteSchema,
   PrincipalOf,
   RequestBodyConfig,
   RequestSchema,
+  RequestTypes,
   ResponseConfig,
+  RouteParameter,
   UnvalidatedData,
   ValidatedData,
+  ZodContentObject,
+  ZodMediaType,
+  ZodRequestBody,
 } from "./core/schema-types";
-export type { DocsAssetFile } from "./docs-ui";
+export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./core/type-utils";
+export { type DocsAssetFile, getReDocUI, getSwaggerUI } from "./docs-ui";
 export {
   CreateEndpoint,
   DEFAULT_PER_PAGE,
@@ -82,7 +95,14 @@ export {
 export { type ErrorFormat, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
-export type { DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "./openapi/types";
+export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";
+export type {
+  DocumentSchema,
+  OpenAPIDocument,
+  OpenAPIObjectConfig,
+  OpenAPIObjectConfigV31,
+  OpenAPIVersion,
+} from "./openapi/types";
 export {
   type BetterSqlite3Database,
   betterSqlite3Driver,

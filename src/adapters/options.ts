@@ -111,6 +111,6 @@ function urlOption(value: string | null | undefined, fallback: string): string |
   return value === null ? null : (value ?? fallback);
 }
 
-export function trimTrailingSlash(path: string): string {
+function trimTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }

@@ -13,6 +13,7 @@ import {
   swaggerUiPage,
 } from "../docs-ui";
 import { buildDocument } from "../openapi/document";
+import { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
 import { type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
@@ -34,7 +35,7 @@ export interface RouteEntry {
 export type RouterHandler = (...args: any[]) => unknown;
 
 /** A document or docs route: answers, or returns undefined to let the router try the next route. */
-export type DocsHandler = (args: unknown[]) => Response | undefined | Promise<Response | undefined>;
+type DocsHandler = (args: unknown[]) => Response | undefined | Promise<Response | undefined>;
 
 const JSON_TYPE = "application/json;charset=UTF-8";
 const YAML_TYPE = "text/yaml;charset=UTF-8";
@@ -92,11 +93,18 @@ export abstract class RouterBase {
       entry.plan?.inheritSecurity(this.options);
       this.addEntry({ ...entry, path });
     }
+    // chanfana merges a nested router's registry into its parent's when it is mounted.
+    registryOf(this).merge(registryOf(nested));
   }
 
   /** The OpenAPI document of every documented route, built once and cached. */
   getGeneratedSchema(version = this.options.openapiVersion): OpenAPIDocument {
     return this.cachedDocument(version).doc;
+  }
+
+  /** Drops the cached document, for changes the route table does not see (components added to `registry`). */
+  invalidateDocument(): void {
+    this.documents.clear();
   }
 
   /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
@@ -261,10 +269,29 @@ export function exposeRouter<W extends object>(wrapper: W, core: RouterBase, ori
     core: { value: core },
     original: { value: original },
     options: { value: core.options },
+    registry: { value: registryOf(core) },
+    // Older wrangler versions read `middleware` off the exported router (cloudflare/workers-sdk#5420).
+    middleware: { get: () => [] },
     routeTable: { get: () => core.routes },
     schema: { get: () => core.getGeneratedSchema() },
     getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
   });
+}
+
+// One registry per router core: Hono's basePath() gives the same core several wrappers.
+const registries = new WeakMap<RouterBase, OpenAPIRegistryMerger>();
+
+/** The core's registry; each registration adds its components to the document schema and drops the cached document. */
+function registryOf(core: RouterBase): OpenAPIRegistryMerger {
+  const known = registries.get(core);
+  if (known) return known;
+  const declared = core.options.schema;
+  const registry = new OpenAPIRegistryMerger(() => {
+    core.options.schema = registry.applyTo(declared);
+    core.invalidateDocument();
+  });
+  registries.set(core, registry);
+  return registry;
 }
 
 /** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
@@ -273,13 +300,13 @@ export function isRouterWrapper(value: unknown): value is { core: RouterBase; or
 }
 
 /** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */
-export function toOpenAPIPath(path: string): string {
+function toOpenAPIPath(path: string): string {
   const converted = path.replace(/\/+/g, "/").replace(/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, "{$1}");
   return converted.length > 1 && converted.endsWith("/") ? converted.slice(0, -1) : converted || "/";
 }
 
 /** The `:name` parameters of a router path, in order. */
-export function pathParameterNames(path: string): string[] {
+function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
 }
 

@@ -6,7 +6,7 @@ import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { CliError, errorLocation, oneLine } from "./errors";
 
 /** What the CLI needs of a router made by `fromHono` / `fromIttyRouter`, read by shape so any loaded copy works. */
-export interface SpecrouteRouter {
+interface SpecrouteRouter {
   readonly isSpecroute: true;
   readonly options: { readonly openapiVersion: OpenAPIVersion };
   getGeneratedSchema(version?: OpenAPIVersion): OpenAPIDocument;
@@ -17,7 +17,7 @@ export interface TsxApi {
   tsImport(specifier: string, parentURL: string): Promise<Record<string, unknown>>;
 }
 
-export interface LoadRouterOptions {
+interface LoadRouterOptions {
   /** Directory the module path is relative to. */
   cwd: string;
   /** Export holding the router; default `default`, else the first export that is a router. */
@@ -26,7 +26,7 @@ export interface LoadRouterOptions {
   loadTsx?: (modulePath: string) => Promise<TsxApi>;
 }
 
-export interface LoadedRouter {
+interface LoadedRouter {
   router: SpecrouteRouter;
   exportName: string;
   /** Other exports that are routers too, when the router was picked without `--export`. */

@@ -7,7 +7,7 @@ import { loadRouter } from "./load-router";
 import { DOCUMENT_FORMATS, type DocumentFormat, formatForFile, renderDocument, writeDocument } from "./write-document";
 
 /** Where the CLI writes; `process` unless a test passes its own. */
-export interface CliIO {
+interface CliIO {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   /** Directory module and output paths are relative to. Default `process.cwd()`. */
@@ -15,7 +15,7 @@ export interface CliIO {
 }
 
 /** `specroute openapi` arguments once parsed and checked. */
-export interface OpenapiArgs {
+interface OpenapiArgs {
   module: string;
   exportName?: string;
   /** File to write; `undefined` (or `-` on the command line) for stdout. */
@@ -84,7 +84,7 @@ export async function main(
 }
 
 /** `specroute openapi`: import the module, take its router's document, write it. */
-export async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): Promise<void> {
+async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): Promise<void> {
   const { router, exportName, alsoFound } = await loadRouter(args.module, {
     cwd: io.cwd,
     exportName: args.exportName,
@@ -105,7 +105,7 @@ export async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: strin
 }
 
 /** Parses and checks the command line; "help" when help was asked for. */
-export function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
+function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
   const positionals: string[] = [];
   const values: Partial<Record<Exclude<ValueOption, "hideTags">, string>> = {};
   const hidden: string[] = [];

@@ -13,10 +13,10 @@ import {
 } from "./zod-introspect";
 
 /** How a body of one media type is read: JSON, a URL-encoded form, or multipart form data. */
-export type MediaKind = "json" | "form" | "multipart";
+type MediaKind = "json" | "form" | "multipart";
 
 /** A member of a form body: how its string values are coerced, and its limits when it holds files. */
-export interface FormField {
+interface FormField {
   key: string;
   scalar: ScalarKind;
   array: boolean;
@@ -55,7 +55,7 @@ export interface BodyPlan {
 export type FormValues = Map<string, unknown[]>;
 
 /** What reading a body gave: the media type it matched (null when there was no body) and its value. */
-export type ReadBody =
+type ReadBody =
   | { media: MediaPlan | null; value: unknown; form?: undefined }
   | { media: MediaPlan; value?: undefined; form: FormValues | undefined };
 
@@ -146,7 +146,7 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
 }
 
 /** The declared media type a Content-Type selects, or null. */
-export function selectMedia(plan: BodyPlan, contentType: string | null): MediaPlan | null {
+function selectMedia(plan: BodyPlan, contentType: string | null): MediaPlan | null {
   if (contentType === null) return plan.media.find((media) => media.kind === "json") ?? null;
   const essence = essenceOf(contentType);
   const exact = plan.media.find((media) => media.essence === essence);

@@ -66,7 +66,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /** Deepest nesting of arrays and objects accepted in a JSON body. */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 // JSON.parse keeps "__proto__" as an own key, but later assignment-based copies would turn it into a
 // prototype; such keys (also spelled with \u escapes) are refused outright.

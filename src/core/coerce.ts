@@ -1,4 +1,5 @@
-import type { ScalarKind } from "./zod-introspect";
+import type { RouteParameter } from "./schema-types";
+import { type FieldKind, fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
 
 // Decimal only: hex, octal, binary, "Infinity" and surrounding spaces stay strings and fail validation.
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -22,4 +23,55 @@ export function coerceScalar(raw: string, kind: ScalarKind): unknown {
     default:
       return raw;
   }
+}
+
+/** Key/value pairs as `coerceInputs` accepts them: URLSearchParams, Headers, a Map or a plain object. */
+export type InputEntries =
+  | { entries(): IterableIterator<[string, unknown]> | Iterable<[string, unknown]> }
+  | Record<string, unknown>;
+
+/**
+ * Turns raw request values into what `schema` declares, chanfana's way: `""` becomes `null`, a repeated
+ * key an array, and strings of number, boolean, bigint and date fields those types (with specroute's
+ * rules: decimal numbers only, a string that does not fit is left for the schema to reject).
+ * Returns `null` when there is no value at all.
+ *
+ * @example
+ * coerceInputs(new URLSearchParams("page=2&tag=a&tag=b"), z.object({ page: z.number(), tag: z.array(z.string()) }));
+ * // → { page: 2, tag: ["a", "b"] }
+ */
+export function coerceInputs(data: InputEntries, schema?: RouteParameter): Record<string, unknown> | null {
+  const grouped = new Map<string, unknown[]>();
+  for (const [key, raw] of entriesOf(data)) {
+    const value = raw === "" ? null : raw;
+    const values = grouped.get(key);
+    if (values) values.push(value);
+    else grouped.set(key, [value]);
+  }
+  if (grouped.size === 0) return null;
+  const shape = schema ? objectShape(schema) : null;
+  const result: Record<string, unknown> = {};
+  for (const [key, values] of grouped) {
+    // A schema that is not an object judges every key itself, as chanfana's does.
+    const field = shape ? shape[key] : schema;
+    const value = values.length === 1 ? values[0] : values;
+    result[key] = field ? coerceField(value, fieldKind(field)) : value;
+  }
+  return result;
+}
+
+function coerceField(value: unknown, kind: FieldKind): unknown {
+  if (value === null) return null;
+  if (kind.array) return (Array.isArray(value) ? value : [value]).map((item) => coerceString(item, kind.scalar));
+  return coerceString(value, kind.scalar);
+}
+
+function coerceString(value: unknown, kind: ScalarKind): unknown {
+  return typeof value === "string" ? coerceScalar(value, kind) : value;
+}
+
+function entriesOf(data: InputEntries): Iterable<[string, unknown]> {
+  return typeof data.entries === "function"
+    ? (data.entries as () => Iterable<[string, unknown]>)()
+    : Object.entries(data);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { MediaTypeConfig } from "./schema-types";
 
 /** Whether a value is a zod v4 schema (by shape, so any loaded zod copy counts). */
-export function isZodType(value: unknown): value is z.ZodType {
+function isZodType(value: unknown): value is z.ZodType {
   return typeof value === "object" && value !== null && "_zod" in value;
 }
 
@@ -47,7 +47,7 @@ export function contentMultipart<T extends z.ZodType>(
 }
 
 /** Builds a schema from an example value, as chanfana 3's `contentJson` accepted plain objects. */
-export function legacyValueToSchema(value: unknown): z.ZodType {
+function legacyValueToSchema(value: unknown): z.ZodType {
   if (isZodType(value)) return value;
   if (Array.isArray(value)) return z.array(value.length > 0 ? legacyValueToSchema(value[0]) : z.unknown());
   if (value === null) return z.null();

@@ -13,7 +13,7 @@ export interface MultipartLimits {
 }
 
 /** One part: a text value, a `File`, or `undefined` for a part whose content was dropped. */
-export interface MultipartEntry {
+interface MultipartEntry {
   name: string;
   value: string | File | undefined;
 }

@@ -34,7 +34,7 @@ export interface Failure {
 }
 
 /** What the pipeline gives back to the adapter: a response, or a failure for the adapter to route. */
-export type Outcome = { response: Response; failure?: undefined } | { response?: undefined; failure: Failure };
+type Outcome = { response: Response; failure?: undefined } | { response?: undefined; failure: Failure };
 
 /**
  * Runs one request: a per-request object inheriting from the route's instance, validation, `handle`,

@@ -19,10 +19,10 @@ import type { OpenAPIRouteSchema, UnvalidatedData } from "./schema-types";
 import { fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
 
 /** The request parts that carry named string values. */
-export type ParameterPart = "params" | "query" | "headers" | "cookies";
+type ParameterPart = "params" | "query" | "headers" | "cookies";
 
 /** Options that shape how a route validates, fixed when it is registered. */
-export interface PlanOptions {
+interface PlanOptions {
   raiseUnknownParameters: boolean;
   maxBodySize: number;
   /** The router's own `auth` and `security`, applying to routes that declare none. */
@@ -56,7 +56,7 @@ interface PartPlan {
 }
 
 /** The outcome of validating one request. */
-export interface ValidationResult {
+interface ValidationResult {
   validated: Record<string, unknown>;
   unvalidated: UnvalidatedData;
   /** What the route's authentication verified, when it has any. */

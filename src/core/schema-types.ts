@@ -108,3 +108,51 @@ export type UnvalidatedData = {
   headers?: Record<string, unknown>;
   cookies?: Record<string, unknown>;
 };
+
+/**
+ * Any zod object schema (chanfana's name, from zod 3).
+ *
+ * @example
+ * const query: AnyZodObject = z.object({ page: z.number() });
+ */
+export type AnyZodObject = z.ZodObject<any, any>;
+
+/**
+ * A media type a body can be declared under; known ones are suggested, any string is accepted.
+ *
+ * @example
+ * const type: ZodMediaType = "application/json";
+ */
+export type ZodMediaType = "application/json" | "text/html" | "text/plain" | "application/xml" | (string & {});
+
+/**
+ * Bodies keyed by media type (chanfana's name for {@link ContentObject}).
+ *
+ * @example
+ * const content: ZodContentObject = { "application/json": { schema: z.object({ id: z.number() }) } };
+ */
+export type ZodContentObject = ContentObject;
+
+/**
+ * `schema.request.body` (chanfana's name for {@link RequestBodyConfig}).
+ *
+ * @example
+ * const body: ZodRequestBody = { content: { "application/json": { schema: z.object({ title: z.string() }) } } };
+ */
+export type ZodRequestBody = RequestBodyConfig;
+
+/**
+ * `schema.request` (chanfana's name for {@link RequestSchema}).
+ *
+ * @example
+ * const request: RequestTypes = { query: z.object({ page: z.number() }) };
+ */
+export type RequestTypes = RequestSchema;
+
+/**
+ * The schema of one request part `coerceInputs` reads: an object, or a pipe from one, or none.
+ *
+ * @example
+ * coerceInputs(new URLSearchParams("page=2"), z.object({ page: z.number() }) satisfies RouteParameter);
+ */
+export type RouteParameter = AnyZodObject | z.ZodPipe<AnyZodObject, any> | undefined;

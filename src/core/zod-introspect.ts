@@ -10,7 +10,7 @@ function defOf(schema: z.ZodType): Def {
 const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
 
 /** Strips optional/default/nullable/readonly/catch wrappers and the input side of pipes. */
-export function unwrapInput(schema: z.ZodType): z.ZodType {
+function unwrapInput(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (let depth = 0; depth < 32; depth++) {
     const def = defOf(current);

@@ -9,7 +9,7 @@ export type DocsAssets =
 export interface DocsPageOptions {
   /** URL of the OpenAPI document the page renders. */
   openapiUrl: string;
-  /** Text of the page's `<title>`. Default "API documentation". */
+  /** Text of the page's `<title>`. Default: the viewer's name ("SwaggerUI", "ReDocUI", "Scalar API Reference"). */
   title?: string;
   /** Where scripts and styles come from. Default `{ kind: "cdn" }`. */
   assets?: DocsAssets;

@@ -12,6 +12,10 @@ export function escapeHtml(text: string): string {
 }
 
 const SCRIPT_ESCAPES: Record<string, string> = {
+  "\\": "\\\\",
+  "'": "\\'",
+  "\n": "\\n",
+  "\r": "\\r",
   "<": "\\u003c",
   ">": "\\u003e",
   "&": "\\u0026",
@@ -19,8 +23,11 @@ const SCRIPT_ESCAPES: Record<string, string> = {
   "\u2029": "\\u2029",
 };
 
-/** A JavaScript string literal for `text` that is also safe inside an inline `<script>` element. */
+/**
+ * A JavaScript string literal for `text` that is also safe inside an inline `<script>` element;
+ * single-quoted, as chanfana's page writes the document URL (`url: '/openapi.json'`).
+ */
 export function scriptString(text: string): string {
   // `<` escaped so `</script>` or `<!--` in the value cannot end or confuse the script element.
-  return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (char) => SCRIPT_ESCAPES[char]!);
+  return `'${text.replace(/[\\'\n\r<>&\u2028\u2029]/g, (char) => SCRIPT_ESCAPES[char]!)}'`;
 }

@@ -6,6 +6,7 @@ export {
   docsAssetFiles,
   SWAGGER_UI_INIT_FILE,
 } from "./assets";
+export { getReDocUI, getSwaggerUI } from "./from-url";
 export { redocPage } from "./redoc";
 export { scalarPage } from "./scalar";
 export { swaggerUiInitScript, swaggerUiPage } from "./swagger-ui";

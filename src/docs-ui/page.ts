@@ -1,16 +1,13 @@
 import { escapeHtml } from "./escape";
 
-/** Title used when the caller gives none (or an empty one). */
-export const DEFAULT_TITLE = "API documentation";
-
 /** The HTML shell shared by every docs page; `head` and `body` must already be escaped. */
-export function htmlDocument(title: string | undefined, head: string, body: string): string {
-  return `<!doctype html>
+export function htmlDocument(title: string, head: string, body: string): string {
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title || DEFAULT_TITLE)}</title>
+<title>${escapeHtml(title)}</title>
 ${head ? `${head}\n` : ""}</head>
 <body>
 ${body}

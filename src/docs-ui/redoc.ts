@@ -13,7 +13,7 @@ export function redocPage(options: DocsPageOptions): string {
   const bundle = assetUrl("redoc", "redoc.standalone.js", options.assets);
   // The standalone bundle finds the <redoc> element and reads spec-url itself, so no init code is needed.
   return htmlDocument(
-    options.title,
+    options.title || "ReDocUI",
     "",
     `<redoc spec-url="${escapeHtml(options.openapiUrl)}"></redoc>\n${scriptTag(bundle)}`,
   );

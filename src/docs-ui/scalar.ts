@@ -13,7 +13,7 @@ export function scalarPage(options: DocsPageOptions): string {
   const bundle = assetUrl("scalar", "scalar-api-reference.js", options.assets);
   // Scalar's HTML API: the bundle reads data-url from #api-reference; the JSON type keeps the empty element inert.
   return htmlDocument(
-    options.title,
+    options.title || "Scalar API Reference",
     "",
     `<script id="api-reference" type="application/json" data-url="${escapeHtml(options.openapiUrl)}"></script>\n${scriptTag(bundle)}`,
   );

@@ -37,5 +37,9 @@ export function swaggerUiPage(options: DocsPageOptions): string {
     assets?.kind === "self-hosted"
       ? scriptTag(`${selfHostedBase(assets.baseUrl)}/${SWAGGER_UI_INIT_FILE}`)
       : `<script>\n${swaggerUiInitScript(options.openapiUrl)}</script>`;
-  return htmlDocument(options.title, stylesheetTag(css), `<div id="swagger-ui"></div>\n${scriptTag(bundle)}\n${init}`);
+  return htmlDocument(
+    options.title || "SwaggerUI",
+    stylesheetTag(css),
+    `<div id="swagger-ui"></div>\n${scriptTag(bundle)}\n${init}`,
+  );
 }

@@ -9,7 +9,7 @@ export interface ErrorItem {
 }
 
 /** A `responses` entry for one status, as spread into an endpoint schema. */
-export type ErrorResponseConfig = Record<
+type ErrorResponseConfig = Record<
   string,
   { description: string; content: { "application/json": { schema: z.ZodType } } }
 >;

@@ -12,7 +12,7 @@ import {
 export type ErrorFormat = "envelope" | "problem";
 
 export const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
-export const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
+const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
 
 /** Turns zod issues into one validation exception per issue, paths prefixed by the request part. */
 export function issuesToException(issues: readonly $ZodIssue[], prefix: Array<string | number> = []): ApiException {
@@ -26,7 +26,7 @@ function issuePath(issue: $ZodIssue): Array<string | number> {
 }
 
 /** Whether a thrown value is a ZodError (by shape, so any zod copy counts). */
-export function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
+function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
   return (
     typeof err === "object" &&
     err !== null &&

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type * as core from "zod/v4/core";
 
 /** Where a request-part member ends up in the document; `name` and `in` come from the route itself. */
-export interface ParameterMetadata {
+interface ParameterMetadata {
   name?: string;
   in?: "path" | "query" | "header" | "cookie";
   description?: string;
@@ -12,7 +12,7 @@ export interface ParameterMetadata {
 }
 
 /** What `.openapi()` accepts: JSON Schema keywords that override zod's, plus parameter details. */
-export interface OpenApiMetadata {
+interface OpenApiMetadata {
   description?: string;
   title?: string;
   example?: unknown;

@@ -37,3 +37,23 @@ export type OpenAPIDocument = Record<string, unknown> & {
   info: { title: string; version: string };
   paths: Record<string, Record<string, unknown>>;
 };
+
+/**
+ * An OpenAPI 3.0 Object without `paths`, `components` and `webhooks` (chanfana's type of the router's `schema`).
+ *
+ * @example
+ * const schema: Partial<OpenAPIObjectConfig> = { info: { title: "Tasks", version: "1.0.0" } };
+ * fromHono(new Hono(), { schema });
+ */
+export type OpenAPIObjectConfig = Omit<DocumentSchema, "components" | "paths" | "webhooks"> & {
+  openapi: string;
+  info: { title: string; version: string; description?: string; [key: string]: unknown };
+};
+
+/**
+ * An OpenAPI 3.1 Object without `paths`, `components` and `webhooks` (the same shape as {@link OpenAPIObjectConfig}).
+ *
+ * @example
+ * const schema: Partial<OpenAPIObjectConfigV31> = { info: { title: "Tasks", version: "1.0.0" }, jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base" };
+ */
+export type OpenAPIObjectConfigV31 = OpenAPIObjectConfig;

@@ -10,20 +10,22 @@ import {
 import { assetRefs, attribute, inlineScripts, swaggerConfig, tagSkeleton, titleText } from "./helpers";
 
 const pages = { swaggerUiPage, redocPage, scalarPage };
+const defaultTitles = { swaggerUiPage: "SwaggerUI", redocPage: "ReDocUI", scalarPage: "Scalar API Reference" };
 const selfHosted = { kind: "self-hosted", baseUrl: "/docs/assets" } as const;
 
-describe.each(Object.entries(pages))("%s", (_name, build) => {
+describe.each(Object.entries(pages))("%s", (name, build) => {
   it("sets charset, viewport and the title", () => {
     const html = build({ openapiUrl: "/openapi.json", title: "Pets API" });
-    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
     expect(html).toContain('<meta charset="utf-8">');
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     expect(titleText(html)).toBe("Pets API");
   });
 
-  it("falls back to a default title when none or an empty one is given", () => {
-    expect(titleText(build({ openapiUrl: "/openapi.json" }))).toBe("API documentation");
-    expect(titleText(build({ openapiUrl: "/openapi.json", title: "" }))).toBe("API documentation");
+  it("falls back to the viewer's name as title (chanfana's SwaggerUI / ReDocUI) when none or an empty one is given", () => {
+    const expected = defaultTitles[name as keyof typeof pages];
+    expect(titleText(build({ openapiUrl: "/openapi.json" }))).toBe(expected);
+    expect(titleText(build({ openapiUrl: "/openapi.json", title: "" }))).toBe(expected);
   });
 
   it("contains the document URL", () => {

@@ -2,6 +2,7 @@ import type { Context, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, Schema } from "hono/types";
 import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
+import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import {
@@ -43,6 +44,8 @@ export type HonoOpenAPIRouterType<
   /** The wrapped Hono app. */
   original: Hono<E, S, BasePath>;
   options: ResolvedRouterOptions;
+  /** Components added here join the document (chanfana's way to declare security schemes). */
+  registry: OpenAPIRegistryMerger;
   /** The generated document (cached). */
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: "3" | "3.1"): OpenAPIDocument;
@@ -61,7 +64,8 @@ const loadHttpException = () => {
   return httpExceptionModule;
 };
 
-class HonoRouter extends RouterBase {
+/** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */
+export class HonoRouter extends RouterBase {
   getRequest(args: unknown[]): Request {
     return (args[0] as Context).req.raw;
   }

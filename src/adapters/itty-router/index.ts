@@ -1,5 +1,6 @@
 import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
+import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import {
@@ -40,13 +41,16 @@ export type IttyOpenAPIRouterType<R = IttyLike> = {
   fetch: (request: Request, ...args: any[]) => Promise<any>;
   original: R;
   options: ResolvedRouterOptions;
+  /** Components added here join the document (chanfana's way to declare security schemes). */
+  registry: OpenAPIRegistryMerger;
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: "3" | "3.1"): OpenAPIDocument;
   readonly routeTable: readonly RouteEntry[];
   readonly isSpecroute: true;
 } & Omit<R, "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "route" | "fetch">;
 
-class IttyRouter extends RouterBase {
+/** The router core behind `fromIttyRouter()` wrappers (chanfana's `IttyRouterOpenAPIHandler`); an endpoint's `params.router`. */
+export class IttyRouter extends RouterBase {
   /** Handlers as given to the router, so a parent router can register them again under its prefix. */
   readonly registrations: Registration[] = [];
 

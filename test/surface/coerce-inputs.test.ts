@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { coerceInputs } from "../../src";
+
+const query = z.object({
+  page: z.number().optional(),
+  active: z.boolean().optional(),
+  big: z.bigint().optional(),
+  since: z.date().optional(),
+  tags: z.array(z.string()).optional(),
+  ids: z.array(z.number()).optional(),
+  name: z.string().optional(),
+});
+
+describe("coerceInputs (chanfana's helper)", () => {
+  it("returns null when there is no value at all", () => {
+    expect(coerceInputs(new URLSearchParams(""), query)).toBeNull();
+    expect(coerceInputs({}, query)).toBeNull();
+    expect(coerceInputs(new Map())).toBeNull();
+  });
+
+  it("turns strings into the number, boolean, bigint and date the schema declares", () => {
+    const data = new URLSearchParams("page=2.5&active=TRUE&big=9007199254740993&since=2024-05-01&name=7");
+    expect(coerceInputs(data, query)).toEqual({
+      page: 2.5,
+      active: true,
+      big: 9007199254740993n,
+      since: new Date("2024-05-01"),
+      name: "7",
+    });
+  });
+
+  it("makes a repeated key an array, and a single value of an array field a one-element array", () => {
+    expect(coerceInputs(new URLSearchParams("tags=a&tags=b&ids=1&ids=2"), query)).toEqual({
+      tags: ["a", "b"],
+      ids: [1, 2],
+    });
+    expect(coerceInputs(new URLSearchParams("tags=a&ids=3"), query)).toEqual({ tags: ["a"], ids: [3] });
+  });
+
+  it("reads an empty string as null", () => {
+    expect(coerceInputs(new URLSearchParams("page=&name="), query)).toEqual({ page: null, name: null });
+  });
+
+  it("leaves values that do not fit their type for the schema to reject", () => {
+    const coerced = coerceInputs(new URLSearchParams("page=ten&active=yes&big=1.5&since=soon"), query);
+    expect(coerced).toEqual({ page: "ten", active: "yes", big: "1.5", since: "soon" });
+    expect(query.safeParse(coerced).success).toBe(false);
+  });
+
+  it("keeps strings when no schema is given, and keys the schema does not declare", () => {
+    expect(coerceInputs(new URLSearchParams("page=2&a=1&a=2"))).toEqual({ page: "2", a: ["1", "2"] });
+    expect(coerceInputs(new URLSearchParams("extra=1"), query)).toEqual({ extra: "1" });
+  });
+
+  it("accepts a plain object, a Map and Headers", () => {
+    expect(coerceInputs({ page: "3", tags: ["x", "y"] }, query)).toEqual({ page: 3, tags: ["x", "y"] });
+    expect(coerceInputs(new Map([["active", "false"]]), query)).toEqual({ active: false });
+    const headers = z.object({ "x-retries": z.number() });
+    expect(coerceInputs(new Headers({ "X-Retries": "4" }), headers)).toEqual({ "x-retries": 4 });
+  });
+
+  it("looks through wrappers and pipes around the object schema", () => {
+    const piped = query.transform((value) => value);
+    expect(coerceInputs(new URLSearchParams("page=4"), piped)).toEqual({ page: 4 });
+    const wrapped = z.object({ page: z.number().int().default(1).nullable() });
+    expect(coerceInputs(new URLSearchParams("page=5"), wrapped)).toEqual({ page: 5 });
+  });
+
+  it("gives what the route's own parsing accepts: the result validates", () => {
+    const coerced = coerceInputs(new URLSearchParams("page=2&active=false&tags=a"), query);
+    expect(query.parse(coerced)).toEqual({ page: 2, active: false, tags: ["a"] });
+  });
+});
