@@ -5,9 +5,11 @@ import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import {
+  asDocsRoute,
   DOCUMENTED_METHODS,
   exposeRouter,
   isRouterWrapper,
+  type Mount,
   type RouteEntry,
   RouterBase,
   type RouterHandler,
@@ -80,14 +82,17 @@ class HonoRouter extends RouterBase {
     throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
   }
 
-  /** Registers the document and docs pages; a mounted router's copies fall through to the next handler. */
+  /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
   registerDocsRoutes(app: Hono<any, any, any>): void {
     for (const [path, handler] of this.docsRoutes()) {
-      app.get(path, async (c: Context, next: Next) => {
-        const response = await handler([c]);
-        if (response) return response;
-        await next();
-      });
+      app.get(
+        path,
+        asDocsRoute(async (c: Context, next: Next) => {
+          const response = await handler([c]);
+          if (response) return response;
+          await next();
+        }),
+      );
     }
   }
 }
@@ -135,8 +140,8 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   };
   wrapper.route = (path: string, sub: any) => {
     if (isRouterWrapper(sub)) {
-      core.mountRouter(prefix + path, sub.core, "relative");
-      app.route(path, sub.original);
+      const mount = core.mountRouter(prefix + path, sub.core, "relative");
+      app.route(path, mountedView(sub.original, mount));
     } else {
       app.route(path, sub);
     }
@@ -146,4 +151,17 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   // Hono's prototype methods use private fields, so they must run on the app itself.
   wrapper.mount = app.mount.bind(app);
   return exposeRouter(wrapper, core, app);
+}
+
+/**
+ * The nested app as one mount serves it, for Hono's `route()`, which copies an app's public `routes`:
+ * the same app with the framework's handlers replaced by the mount's and its docs routes left out.
+ */
+function mountedView(nested: Hono<any, any, any>, mount: Mount): Hono<any, any, any> {
+  const routes = nested.routes.flatMap((route) => {
+    const handler = mount.handler(route.handler);
+    return handler ? [{ ...route, handler }] : [];
+  });
+  // Everything else (the nested app's error handler included) is the nested app's own.
+  return Object.create(nested, { routes: { value: routes } });
 }
