@@ -349,15 +349,30 @@ describe("hono: nested routers mounted with route()", () => {
     expect((await call(origin, "/api/v1/x/todo/1")).body).toEqual({ principal: null });
   });
 
-  it("keeps the nested app's own error handler for its routes on every mount", async () => {
-    const inner = new Hono();
-    inner.onError((err) => new Response(`inner handler: ${(err as Error).message}`, { status: 418 }));
-    const nested = fromHono(inner);
-    nested.get("/who", Who);
-    const root = fromHono(new Hono(), { auth: bearer });
-    root.route("/n", nested);
-    const origin = await hono.listen(root);
-    expect(await call(origin, "/n/who")).toMatchObject({ status: 418 });
-    expect((await call(origin, "/n/who", credentials.bearer)).body).toEqual({ principal: { by: "bearer" } });
+  it("applies every outer router's auth through nested apps that have their own onError", async () => {
+    const innerApp = new Hono();
+    innerApp.onError((err) => new Response(`inner onError: ${(err as Error).message}`, { status: 418 }));
+    const inner = fromHono(innerApp);
+    inner.get("/who", Who);
+    const middleApp = new Hono();
+    middleApp.onError(() => new Response("middle onError", { status: 419 }));
+    const middle = fromHono(middleApp);
+    middle.route("/i", inner);
+    const grand = fromHono(new Hono(), { auth: bearer });
+    grand.route("/m", middle);
+    const outer = fromHono(new Hono(), { auth: basic });
+    outer.route("/g", grand);
+
+    for (const [router, path] of [
+      [grand, "/m/i/who"],
+      [outer, "/g/m/i/who"],
+    ] as const) {
+      const origin = await hono.listen(router);
+      // The failure still reaches the inner app's own onError, as Hono delivers it.
+      expect(await call(origin, path)).toMatchObject({ status: 418, body: expect.stringMatching(/inner onError/) });
+      expect(await call(origin, path, credentials.basic)).toMatchObject({ status: 418 });
+      expect((await call(origin, path, credentials.bearer)).body).toEqual({ principal: { by: "bearer" } });
+    }
+    expect((await call(await hono.listen(middle), "/i/who")).body).toEqual({ principal: null });
   });
 });

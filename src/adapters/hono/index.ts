@@ -1,5 +1,5 @@
 import type { Context, Hono, Next } from "hono";
-import type { BlankEnv, BlankSchema, Env, Schema } from "hono/types";
+import type { BlankEnv, BlankSchema, Env, RouterRoute, Schema } from "hono/types";
 import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIDocument } from "../../openapi/types";
@@ -13,6 +13,7 @@ import {
   type RouteEntry,
   RouterBase,
   type RouterHandler,
+  remountable,
 } from "../router-base";
 
 /** Route registration as the wrapper offers it: endpoint classes, middleware and plain handlers. */
@@ -140,8 +141,10 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   };
   wrapper.route = (path: string, sub: any) => {
     if (isRouterWrapper(sub)) {
-      const mount = core.mountRouter(prefix + path, sub.core, "relative");
-      app.route(path, mountedView(sub.original, mount));
+      const view = mountedView(sub.original, core.mountRouter(prefix + path, sub.core, "relative"));
+      const added = app.routes.length;
+      app.route(path, view);
+      keepRemountable(app.routes.slice(added), view);
     } else {
       app.route(path, sub);
     }
@@ -164,4 +167,26 @@ function mountedView(nested: Hono<any, any, any>, mount: Mount): Hono<any, any, 
   });
   // Everything else (the nested app's error handler included) is the nested app's own.
   return Object.create(nested, { routes: { value: routes } });
+}
+
+/**
+ * Hono wraps each handler of an app that has its own onError; such a wrapper around one of the
+ * framework's handlers stays remountable, so a mount further out still derives the route inside it,
+ * wrapped again by Hono the same way. `added` are the routes `route()` added for `view`'s, in order.
+ */
+function keepRemountable(added: RouterRoute[], view: Hono<any, any, any>): void {
+  added.forEach((route, index) => {
+    const inner = view.routes[index];
+    if (!inner || route.handler === inner.handler) return;
+    remountable(route.handler, (mount) => {
+      const handler = mount.handler(inner.handler);
+      if (!handler || handler === inner.handler) return handler && route.handler;
+      // Hono's own route() does the wrapping (with the nested app's onError), on a scratch app.
+      const one = Object.create(view, { routes: { value: [{ ...inner, handler }] } }) as Hono<any, any, any>;
+      const scratch: Hono<any, any, any> = new (view.constructor as new () => Hono<any, any, any>)();
+      scratch.route("/", one);
+      keepRemountable(scratch.routes, one);
+      return scratch.routes[0]!.handler as RouterHandler;
+    });
+  });
 }
