@@ -271,7 +271,7 @@ export function remountable<H extends RouterHandler>(
   handler: H,
   remount: (mount: Mount) => RouterHandler | undefined,
 ): H {
-  return Object.defineProperty(handler, REMOUNT, { value: remount });
+  return Object.defineProperty(handler, REMOUNT, { value: remount, configurable: true });
 }
 
 /** Marks a document or docs-page handler: a mounted router's docs routes are not the parent's. */

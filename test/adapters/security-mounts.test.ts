@@ -299,6 +299,26 @@ describe("itty-router: chanfana-style all(path, router) mounts", () => {
     await expectMount(await itty.listen(nested), "/api", "none");
   });
 
+  it("composes all() mounts three levels deep, each level's document with full paths", async () => {
+    const inner = fromIttyRouter(AutoRouter({ base: "/api/in" }), { base: "/api/in" });
+    inner.get("/who", Who);
+    inner.get("/health", Health);
+    const middle = fromIttyRouter(AutoRouter({ base: "/api" }), { base: "/api", auth: headerKey });
+    middle.all("/in/*", inner);
+    const grand = fromIttyRouter(AutoRouter(), { auth: basic });
+    grand.all("/api/*", middle);
+    const open = fromIttyRouter(AutoRouter(), { auth: basic });
+    const publicMiddle = fromIttyRouter(AutoRouter({ base: "/api" }), { base: "/api" });
+    publicMiddle.all("/in/*", inner);
+    open.all("/api/*", publicMiddle);
+
+    await expectMount(await itty.listen(grand), "/api/in", "headerKey");
+    await expectMount(await itty.listen(open), "/api/in", "basic");
+    expect(grand.schema.paths["/api/in/who"]?.get).toMatchObject({ security: [{ headerKey: [] }] });
+    expect(open.schema.paths["/api/in/who"]?.get).toMatchObject({ security: [{ basic: [] }] });
+    await expectMount(await itty.listen(inner), "/api/in", "none");
+  });
+
   it("lets the inner catch-all answer inside the mount and the parent's answer outside it", async () => {
     const root = fromIttyRouter(AutoRouter());
     root.all("/api/*", nestedWithBase());
