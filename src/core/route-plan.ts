@@ -56,6 +56,7 @@ export interface ValidationResult {
 /**
  * Everything a route needs to validate a request, compiled once at registration: which parts are
  * declared, how each field is coerced, which keys are known. A request only extracts and parses.
+ * A plan never changes once built; a mount under another router gets its own with `within()`.
  */
 export class RoutePlan {
   readonly parts: readonly PartPlan[];
