@@ -3,6 +3,7 @@ import { ResponsePlan } from "../core/respond";
 import { isRouteClass, type OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "../core/route";
 import { RoutePlan } from "../core/route-plan";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
+import type { SecurityLayer } from "../core/security";
 import {
   type DocsAssetFile,
   docsAssetFiles,
@@ -27,8 +28,8 @@ export interface RouteEntry {
   /** Path in the router's own syntax, relative to this router (its `base` not included). */
   path: string;
   schema: OpenAPIRouteSchema;
-  /** @internal The compiled plan, which routers the route is mounted under give their `auth`/`security`. */
-  plan?: RoutePlan;
+  /** @internal The compiled route as this router serves it (for a mounted route: derived for the mount). */
+  route?: CompiledRoute;
 }
 
 /** A handler as the wrapped router calls it. */
@@ -50,8 +51,6 @@ export abstract class RouterBase {
   readonly options: ResolvedRouterOptions;
   /** Documented routes, nested routers' included, in registration order. */
   readonly routes: RouteEntry[] = [];
-  /** Set when this router is mounted inside another: its docs routes then step aside. */
-  mounted = false;
   private readonly documents = new Map<string, { json: string; yaml?: string; doc: OpenAPIDocument }>();
 
   constructor(options?: RouterOptions) {
@@ -76,25 +75,29 @@ export abstract class RouterBase {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const compiled = this.compile(method, path, handler);
       if (documented) {
-        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler), plan: compiled.plan });
+        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler), route: compiled });
       }
-      return (...args: unknown[]) => this.serve(compiled, args);
+      return this.handlerFor(compiled);
     });
   }
 
-  /** Adds the routes of a router mounted under `prefix` to this router's document. */
-  mountRouter(prefix: string, nested: RouterBase, nestedPaths: "relative" | "absolute"): void {
-    nested.mounted = true;
+  /**
+   * Adds the routes of a router mounted under `prefix` to this router's document, each derived for this
+   * mount, and returns the mount: the adapter registers `mount.handler(h)` for each of the nested router's
+   * handlers. A snapshot: routes the nested router registers later are not part of this mount.
+   */
+  mountRouter(prefix: string, nested: RouterBase, nestedPaths: "relative" | "absolute"): Mount {
+    const mount = new Mount(this.options);
     for (const entry of nested.routes) {
       const path =
         nestedPaths === "relative"
           ? joinPaths(prefix, entry.path)
           : stripBase(nested.options.base + entry.path, this.options.base);
-      entry.plan?.inheritSecurity(this.options);
-      this.addEntry({ ...entry, path });
+      this.addEntry({ ...entry, path, route: entry.route && mount.route(entry.route) });
     }
     // chanfana merges a nested router's registry into its parent's when it is mounted.
     registryOf(this).merge(registryOf(nested));
+    return mount;
   }
 
   /** The OpenAPI document of every documented route, built once and cached. */
@@ -132,8 +135,7 @@ export abstract class RouterBase {
       routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
     }
     if (docsAssets.kind === "self-hosted") routes.push(...this.assetRoutes(docsAssets, page.openapiUrl));
-    // A mounted router's copies of these routes step aside for the parent's.
-    return routes.map(([path, handler]) => [path, (args) => (this.mounted ? undefined : handler(args))]);
+    return routes;
   }
 
   /** Routes serving the docs pages' files from the app, each read once and kept. */
@@ -174,7 +176,7 @@ export abstract class RouterBase {
     const endpoint: OpenAPIRoute = new EndpointClass(routeOptions);
     endpoint.prepareRoute();
     const schema = endpoint.getSchema();
-    return {
+    return Object.freeze({
       endpoint,
       schema,
       plan: new RoutePlan(schema, this.options),
@@ -182,7 +184,15 @@ export abstract class RouterBase {
       errorFormat: this.options.errorFormat,
       method,
       label: `${method.toUpperCase()} ${path} (${EndpointClass.name || "anonymous endpoint"})`,
-    };
+    });
+  }
+
+  /** The handler serving `compiled`, which a mount can ask for its own version of. */
+  private handlerFor(compiled: CompiledRoute): RouterHandler {
+    return remountable(
+      (...args: unknown[]) => this.serve(compiled, args),
+      (mount) => this.handlerFor(mount.route(compiled)),
+    );
   }
 
   private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass): OpenAPIRouteSchema {
@@ -253,9 +263,60 @@ export abstract class RouterBase {
       return {
         method: entry.method,
         path: toOpenAPIPath(this.options.base + entry.path),
-        schema: { ...entry.schema, operationId, ...entry.plan?.securityDocumentation() },
+        schema: { ...entry.schema, operationId, ...entry.route?.plan.security.asLayer() },
       };
     });
+  }
+}
+
+const REMOUNT = Symbol.for("specroute.remount");
+
+/** A handler the framework registered: `[REMOUNT]` gives its version for a mount (undefined: leave it out). */
+type Remountable = RouterHandler & { [REMOUNT]?: (mount: Mount) => RouterHandler | undefined };
+
+/** Marks `handler` as the framework's: a mount registers `remount(mount)` in its place. */
+export function remountable<H extends RouterHandler>(
+  handler: H,
+  remount: (mount: Mount) => RouterHandler | undefined,
+): H {
+  return Object.defineProperty(handler, REMOUNT, { value: remount, configurable: true });
+}
+
+/** Marks a document or docs-page handler: a mounted router's docs routes are not the parent's. */
+export function asDocsRoute<H extends RouterHandler>(handler: H): H {
+  return remountable(handler, () => undefined);
+}
+
+/**
+ * One router mounted under another. The nested router's compiled routes are derived once each, with
+ * the parent's `auth`/`security` added as their outermost layer; the nested router's own (and any other
+ * mount's) stay as they are, so mount order never changes what a mount enforces.
+ */
+export class Mount {
+  private readonly derived = new Map<CompiledRoute, CompiledRoute>();
+
+  constructor(private readonly layer: SecurityLayer) {}
+
+  /** `route` as this mount serves it. */
+  route(route: CompiledRoute): CompiledRoute {
+    let derived = this.derived.get(route);
+    if (derived === undefined) {
+      const plan = route.plan.within(this.layer);
+      derived = plan === route.plan ? route : Object.freeze({ ...route, plan });
+      this.derived.set(route, derived);
+    }
+    return derived;
+  }
+
+  /** The handler this mount registers in place of one of the nested router's; undefined to leave it out. */
+  handler(handler: unknown): RouterHandler | undefined {
+    const remount = typeof handler === "function" ? (handler as Remountable)[REMOUNT] : undefined;
+    return remount ? remount(this) : (handler as RouterHandler);
+  }
+
+  /** `handlers` as this mount registers them, those left out removed. */
+  handlers(handlers: readonly unknown[]): RouterHandler[] {
+    return handlers.flatMap((handler) => this.handler(handler) ?? []);
   }
 }
 

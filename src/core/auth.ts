@@ -42,47 +42,6 @@ export interface Authenticator<P = unknown> {
 /** `auth` of a route or router: one authenticator, or alternatives tried in order. */
 export type AuthOption = Authenticator<any> | readonly Authenticator<any>[];
 
-/** Where a route's security can come from: its own schema, its router, the routers above it. */
-export interface SecurityLayer {
-  auth?: AuthOption;
-  security?: SecurityRequirement[];
-}
-
-export function authList(auth: AuthOption | undefined): readonly Authenticator<any>[] {
-  if (auth === undefined) return [];
-  return isAuthList(auth) ? auth : [auth];
-}
-
-function isAuthList(auth: AuthOption): auth is readonly Authenticator<any>[] {
-  return Array.isArray(auth);
-}
-
-/**
- * The authenticators a route enforces, layers innermost first: the first layer naming `auth` wins,
- * unless a layer closer in opts out with `security: []`. Declaring other `security` never disables auth.
- */
-export function enforcedAuth(layers: readonly SecurityLayer[]): readonly Authenticator<any>[] {
-  for (const layer of layers) {
-    if (layer.auth !== undefined) return authList(layer.auth);
-    if (layer.security?.length === 0) return [];
-  }
-  return [];
-}
-
-/** The security requirements a route documents: the first layer with `security`, or with `auth`. */
-export function documentedSecurity(layers: readonly SecurityLayer[]): SecurityRequirement[] | undefined {
-  for (const layer of layers) {
-    if (layer.security !== undefined) return layer.security;
-    if (layer.auth !== undefined) return requirementsOf(layer.auth);
-  }
-  return undefined;
-}
-
-/** One alternative per authenticator, each with no scopes. */
-export function requirementsOf(auth: AuthOption): SecurityRequirement[] {
-  return authList(auth).map((authenticator) => ({ [authenticator.schemeName]: [] }));
-}
-
 /**
  * Runs the authenticators in order: the first that finds credentials decides (its principal, or its
  * error). When none finds any, the answer is a 401 challenging with every scheme.

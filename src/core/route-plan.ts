@@ -2,20 +2,12 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, MultiException } from "../errors/exceptions";
 import { issuesToException } from "../errors/render";
-import {
-  type Authenticator,
-  type AuthOption,
-  authenticate,
-  documentedSecurity,
-  enforcedAuth,
-  type SecurityLayer,
-  type SecurityRequirement,
-} from "./auth";
-import { DEFAULT_MAX_BODY_SIZE } from "./body";
+import type { AuthOption, SecurityRequirement } from "./auth";
 import { type BodyPlan, compileBodyPlan, type FormValues, group, type MediaPlan, readBody } from "./body-plan";
 import { coerceScalar } from "./coerce";
 import { parseCookies } from "./cookies";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "./schema-types";
+import { RouteSecurity, type SecurityLayer } from "./security";
 import { fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
 
 /** The request parts that carry named string values. */
@@ -29,8 +21,6 @@ interface PlanOptions {
   auth?: AuthOption;
   security?: SecurityRequirement[];
 }
-
-export const DEFAULT_PLAN_OPTIONS: PlanOptions = { raiseUnknownParameters: true, maxBodySize: DEFAULT_MAX_BODY_SIZE };
 
 /** What a request offers to validation: the fetch Request and the router's URL parameters. */
 export interface RequestInput {
@@ -66,67 +56,44 @@ interface ValidationResult {
 /**
  * Everything a route needs to validate a request, compiled once at registration: which parts are
  * declared, how each field is coerced, which keys are known. A request only extracts and parses.
+ * A plan never changes once built; a mount under another router gets its own with `within()`.
  */
 export class RoutePlan {
-  readonly parts: PartPlan[];
+  readonly parts: readonly PartPlan[];
   readonly body: BodyPlan | null;
   private readonly maxBodySize: number;
-  /** Where the route's security comes from, innermost first: its schema, its router, routers above. */
-  private readonly securityLayers: SecurityLayer[];
-  private authenticators: readonly Authenticator<any>[] = [];
+  /** Who may call the route and what the document says about it, on the router this plan serves. */
+  readonly security: RouteSecurity;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
-    this.parts = [];
+    const parts: PartPlan[] = [];
     for (const name of ["params", "query", "headers", "cookies"] as const) {
       const partSchema = request[name];
-      if (partSchema) this.parts.push(compilePart(name, partSchema, options));
+      if (partSchema) parts.push(compilePart(name, partSchema, options));
     }
     this.body = compileBodyPlan(schema);
     this.maxBodySize = options.maxBodySize;
-    this.securityLayers = [{ auth: schema.auth, security: schema.security }];
-    if (options.auth !== undefined || options.security !== undefined) {
-      this.securityLayers.push({ auth: options.auth, security: options.security });
-    }
-    this.resolveAuth();
+    this.security = RouteSecurity.of(schema).within(options);
+    this.parts = knowingAuthKeys(parts, this.security);
   }
 
   /**
-   * Adds the `auth`/`security` of a router the route is registered on or mounted under (outer routers
-   * last); the enforced authenticators are worked out again, once, here rather than per request.
+   * This plan as served under one more router's `auth`/`security` (a mount): a new plan sharing
+   * everything compiled but the security; this plan is left as it is.
    */
-  inheritSecurity(layer: SecurityLayer): void {
-    if (layer.auth === undefined && layer.security === undefined) return;
-    if (this.securityLayers.some((known) => known.auth === layer.auth && known.security === layer.security)) return;
-    this.securityLayers.push({ auth: layer.auth, security: layer.security });
-    this.resolveAuth();
-  }
-
-  private resolveAuth(): void {
-    this.authenticators = enforcedAuth(this.securityLayers);
-    // An API key sent in the query string is the authenticator's, not an unknown parameter.
-    const query = this.parts.find((part) => part.name === "query");
-    if (query) {
-      const keys = this.authenticators.flatMap(({ scheme }) =>
-        scheme.type === "apiKey" && scheme.in === "query" ? [String(scheme.name)] : [],
-      );
-      query.known = new Set([...(query.fields ?? []).map((field) => field.key), ...keys]);
-    }
-  }
-
-  /** The route's effective security for the document: requirements, and the authenticators it enforces. */
-  securityDocumentation(): { security?: SecurityRequirement[]; auth: readonly Authenticator<any>[] } {
-    const security = documentedSecurity(this.securityLayers);
-    return security === undefined ? { auth: this.authenticators } : { security, auth: this.authenticators };
+  within(layer: SecurityLayer): RoutePlan {
+    const security = this.security.within(layer);
+    if (security === this.security) return this;
+    const derived = Object.create(RoutePlan.prototype) as RoutePlan;
+    return Object.assign(derived, this, { security, parts: knowingAuthKeys(this.parts, security) });
   }
 
   /** Extracts, coerces and parses every declared part; throws one exception naming every bad field. */
   async validate(input: RequestInput, args: unknown[] = []): Promise<ValidationResult> {
     // Authentication comes first, so an unauthenticated request costs no parsing.
-    const principal =
-      this.authenticators.length > 0
-        ? await authenticate(this.authenticators, input.request, { request: input.request, args })
-        : undefined;
+    const authenticating = this.security.authenticate(input.request, args);
+    const principal = authenticating === undefined ? undefined : await authenticating;
     const validated: Record<string, unknown> = {};
     const unvalidated: Record<string, unknown> = {};
     const errors: ApiException[] = [];
@@ -172,6 +139,15 @@ export class RoutePlan {
     if (errors.length > 0) throw errors.length === 1 ? errors[0]! : new MultiException(errors);
     return { validated, unvalidated, principal };
   }
+}
+
+/** The parts with the query's known keys including those the route's authenticators read. */
+function knowingAuthKeys(parts: readonly PartPlan[], security: RouteSecurity): PartPlan[] {
+  return parts.map((part) =>
+    part.name === "query"
+      ? { ...part, known: new Set([...(part.fields ?? []).map((field) => field.key), ...security.queryKeys]) }
+      : part,
+  );
 }
 
 /** A read-only view of named values: the query string, Headers, a plain record, or a form body. */

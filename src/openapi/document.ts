@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Authenticator, authList, requirementsOf } from "../core/auth";
+import type { Authenticator } from "../core/auth";
 import type {
   ContentObject,
   OpenAPIRouteSchema,
@@ -7,6 +7,7 @@ import type {
   RequestSchema,
   ResponseConfig,
 } from "../core/schema-types";
+import { RouteSecurity } from "../core/security";
 import { fileConstraints, objectShape } from "../core/zod-introspect";
 import { errorEnvelopeSchema } from "../errors/exceptions";
 import { ComponentCollector } from "./components";
@@ -92,12 +93,11 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
   const parameters = buildParameters(schema.request, ctx);
   if (parameters.length > 0) operation.parameters = parameters;
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
-  const auth = authList(schema.auth);
-  for (const authenticator of auth) declareScheme(authenticator, ctx);
-  operation.responses = buildResponses(withUnauthorized(schema.responses, auth.length > 0), ctx);
+  const { enforced, documented } = RouteSecurity.of(schema);
+  for (const authenticator of enforced) declareScheme(authenticator, ctx);
+  operation.responses = buildResponses(withUnauthorized(schema.responses, enforced.length > 0), ctx);
   copyDefined(schema, operation, ["deprecated"]);
-  const security = schema.security ?? (auth.length > 0 ? requirementsOf(auth) : undefined);
-  if (security !== undefined) operation.security = security;
+  if (documented !== undefined) operation.security = documented;
   copyDefined(schema, operation, ["servers"]);
   for (const key of Object.keys(schema)) {
     if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];

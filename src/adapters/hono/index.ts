@@ -1,17 +1,20 @@
 import type { Context, Hono, Next } from "hono";
-import type { BlankEnv, BlankSchema, Env, Schema } from "hono/types";
+import type { BlankEnv, BlankSchema, Env, RouterRoute, Schema } from "hono/types";
 import type { Failure } from "../../core/pipeline";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import {
+  asDocsRoute,
   DOCUMENTED_METHODS,
   exposeRouter,
   isRouterWrapper,
+  type Mount,
   type RouteEntry,
   RouterBase,
   type RouterHandler,
+  remountable,
 } from "../router-base";
 
 /** Route registration as the wrapper offers it: endpoint classes, middleware and plain handlers. */
@@ -84,14 +87,17 @@ export class HonoRouter extends RouterBase {
     throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
   }
 
-  /** Registers the document and docs pages; a mounted router's copies fall through to the next handler. */
+  /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
   registerDocsRoutes(app: Hono<any, any, any>): void {
     for (const [path, handler] of this.docsRoutes()) {
-      app.get(path, async (c: Context, next: Next) => {
-        const response = await handler([c]);
-        if (response) return response;
-        await next();
-      });
+      app.get(
+        path,
+        asDocsRoute(async (c: Context, next: Next) => {
+          const response = await handler([c]);
+          if (response) return response;
+          await next();
+        }),
+      );
     }
   }
 }
@@ -139,8 +145,10 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   };
   wrapper.route = (path: string, sub: any) => {
     if (isRouterWrapper(sub)) {
-      core.mountRouter(prefix + path, sub.core, "relative");
-      app.route(path, sub.original);
+      const view = mountedView(sub.original, core.mountRouter(prefix + path, sub.core, "relative"));
+      const added = app.routes.length;
+      app.route(path, view);
+      keepRemountable(app.routes.slice(added), view);
     } else {
       app.route(path, sub);
     }
@@ -150,4 +158,39 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   // Hono's prototype methods use private fields, so they must run on the app itself.
   wrapper.mount = app.mount.bind(app);
   return exposeRouter(wrapper, core, app);
+}
+
+/**
+ * The nested app as one mount serves it, for Hono's `route()`, which copies an app's public `routes`:
+ * the same app with the framework's handlers replaced by the mount's and its docs routes left out.
+ */
+function mountedView(nested: Hono<any, any, any>, mount: Mount): Hono<any, any, any> {
+  const routes = nested.routes.flatMap((route) => {
+    const handler = mount.handler(route.handler);
+    return handler ? [{ ...route, handler }] : [];
+  });
+  // Everything else (the nested app's error handler included) is the nested app's own.
+  return Object.create(nested, { routes: { value: routes } });
+}
+
+/**
+ * Hono wraps each handler of an app that has its own onError; such a wrapper around one of the
+ * framework's handlers stays remountable, so a mount further out still derives the route inside it,
+ * wrapped again by Hono the same way. `added` are the routes `route()` added for `view`'s, in order.
+ */
+function keepRemountable(added: RouterRoute[], view: Hono<any, any, any>): void {
+  added.forEach((route, index) => {
+    const inner = view.routes[index];
+    if (!inner || route.handler === inner.handler) return;
+    remountable(route.handler, (mount) => {
+      const handler = mount.handler(inner.handler);
+      if (!handler || handler === inner.handler) return handler && route.handler;
+      // Hono's own route() does the wrapping (with the nested app's onError), on a scratch app.
+      const one = Object.create(view, { routes: { value: [{ ...inner, handler }] } }) as Hono<any, any, any>;
+      const scratch: Hono<any, any, any> = new (view.constructor as new () => Hono<any, any, any>)();
+      scratch.route("/", one);
+      keepRemountable(scratch.routes, one);
+      return scratch.routes[0]!.handler as RouterHandler;
+    });
+  });
 }

@@ -4,13 +4,16 @@ import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import {
+  asDocsRoute,
   DOCUMENTED_METHODS,
   exposeRouter,
   isRouterWrapper,
   joinPaths,
+  type Mount,
   type RouteEntry,
   RouterBase,
   type RouterHandler,
+  remountable,
 } from "../router-base";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
@@ -76,10 +79,13 @@ export class IttyRouter extends RouterBase {
     return failure.response;
   }
 
-  /** Docs handlers return undefined when this router is mounted, so itty-router moves on. */
+  /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
   registerDocsRoutes(router: IttyLike): void {
     for (const [path, handler] of this.docsRoutes()) {
-      router.get(path, (...args: unknown[]) => handler(args));
+      router.get(
+        path,
+        asDocsRoute((...args: unknown[]) => handler(args)),
+      );
     }
   }
 }
@@ -108,24 +114,67 @@ export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOp
   wrapper.all = (path: string, ...handlers: unknown[]) => {
     const nested = handlers.length === 1 ? (handlers[0] as any) : undefined;
     if (isRouterWrapper(nested)) {
-      core.mountRouter(path, nested.core, "absolute");
-      router.all(path, nested.fetch);
+      router.all(path, mountedFetch(nested.original, core.mountRouter(path, nested.core, "absolute")));
       return wrapper;
     }
     return register("all", path, handlers, false);
   };
   wrapper.route = (prefix: string, nested: any) => {
     if (!isRouterWrapper(nested)) throw new TypeError("route() takes a router made by fromIttyRouter()");
-    // itty-router cannot re-base another router's compiled routes, so its endpoints are registered again here.
-    core.mountRouter(prefix, nested.core, "relative");
-    for (const { method, path, handlers } of (nested.core as IttyRouter).registrations) {
-      core.registrations.push({ method, path: joinPaths(prefix, path), handlers });
-      router[method](joinPaths(prefix, path), ...handlers);
+    // itty-router cannot re-base another router's compiled routes, so its handlers are registered again
+    // here, the framework's ones derived for this mount.
+    const mount = core.mountRouter(prefix, nested.core, "relative");
+    for (const registration of (nested.core as IttyRouter).registrations) {
+      const handlers = mount.handlers(registration.handlers);
+      const path = joinPaths(prefix, registration.path);
+      core.registrations.push({ method: registration.method, path, handlers });
+      router[registration.method](path, ...handlers);
     }
     return wrapper;
   };
   return exposeRouter(wrapper, core, router);
 }
+
+// Loaded when a router is first mounted with all(), so importing specroute never needs itty-router installed.
+let ittyModule: Promise<typeof import("itty-router")> | undefined;
+const loadItty = () => {
+  ittyModule ??= import("itty-router");
+  return ittyModule;
+};
+
+/** The parts of an itty-router router a mount carries over: its routes and its own before/catch/finally. */
+type IttyShape = Pick<IttyLike, "routes" | "before" | "catch" | "finally">;
+
+/**
+ * A router mounted with `all(path, router)` as one mount serves it: an itty-router `Router` over the
+ * nested router's routes (a snapshot), the framework's handlers replaced by the mount's and its docs
+ * routes left out, with the nested router's own `before`, `catch` and `finally`.
+ */
+function mountedFetch(nested: IttyShape, mount: Mount): RouterHandler {
+  const routes = (nested.routes as IttyRoute[]).flatMap(([method, pattern, handlers, path]) => {
+    const mapped = mount.handlers(handlers);
+    return mapped.length > 0 ? [[method, pattern, mapped, path]] : [];
+  });
+  const shape = { routes, before: own(nested, "before"), catch: own(nested, "catch"), finally: own(nested, "finally") };
+  // Started now so the first request rarely waits; a failure surfaces on that request, not as an unhandled rejection.
+  loadItty().catch(() => undefined);
+  let fetch: ((...args: unknown[]) => Promise<unknown>) | undefined;
+  return remountable(
+    async (...args: unknown[]) => {
+      fetch ??= (await loadItty()).Router(shape as any).fetch as (...args: unknown[]) => Promise<unknown>;
+      return fetch(...args);
+    },
+    (outer) => mountedFetch(shape, outer),
+  );
+}
+
+/** A router option, read only when set: any other property of an itty-router router registers a route. */
+function own<K extends keyof IttyShape>(router: IttyShape, key: K): IttyShape[K] | undefined {
+  return Object.hasOwn(router, key) ? router[key] : undefined;
+}
+
+/** One entry of an itty-router `routes` array. */
+type IttyRoute = [method: string, pattern: RegExp, handlers: unknown[], path: string];
 
 interface Registration {
   method: string;
