@@ -21,6 +21,7 @@ export {
 } from "./core/auth-schemes";
 export { contentForm, contentJson, contentMultipart } from "./core/content";
 export { type FileFieldOptions, fileField } from "./core/file-field";
+export { jsonResp } from "./core/respond";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
 export type {
   ContentObject,
@@ -79,7 +80,7 @@ export {
   UnprocessableEntityException,
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
-export { type ErrorFormat, renderException } from "./errors/render";
+export { type ErrorFormat, formatChanfanaError, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export type { DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "./openapi/types";
