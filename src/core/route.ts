@@ -21,7 +21,8 @@ export interface RouteOptions {
  *
  * The class is constructed once when the route is registered; each request runs on a light object
  * that inherits from that instance, so class-field schemas cost nothing per request. Per-request
- * state (`args`, validated data) lives on that object and is never shared between requests.
+ * state (`args`, validated data, fields `handle` assigns) lives on that object, and class fields
+ * holding an array, plain object, Map or Set are copied onto it: nothing is shared between requests.
  *
  * @example
  * class GetTask extends OpenAPIRoute {
