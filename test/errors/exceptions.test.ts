@@ -59,6 +59,17 @@ class Throws extends OpenAPIRoute {
   }
 }
 
+/** Reclassifies validation failures, which arrive as one MultiException however many fields failed. */
+class Reclassifies extends OpenAPIRoute {
+  schema = { request: { query: z.object({ n: z.coerce.number() }) }, responses: {} };
+  async handle() {
+    return { ok: true };
+  }
+  protected handleError(error: unknown): unknown {
+    return error instanceof MultiException ? new ApiException("Custom validation failed") : error;
+  }
+}
+
 let logged: unknown[][] = [];
 const original = console.error;
 beforeEach(() => {
@@ -73,6 +84,7 @@ for (const harness of harnesses) {
   describe(`${harness.name}: exceptions answer as chanfana's`, () => {
     const { router, request } = harness.make();
     router.get("/throw/:kind", Throws);
+    router.get("/reclassify", Reclassifies);
 
     async function answer(kind: string) {
       const response = await request(`/throw/${kind}`);
@@ -130,6 +142,12 @@ for (const harness of harnesses) {
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(logged).toHaveLength(1);
       expect(String(logged[0]![0])).toContain(`request id ${id}`);
+    });
+
+    it("hands a one-field validation failure to handleError as a MultiException, as chanfana does", async () => {
+      const response = await request("/reclassify?n=abc");
+      expect(response.status).toBe(500);
+      expect((await response.json()).errors).toEqual([{ code: 7000, message: "Custom validation failed" }]);
     });
 
     it("answers a MultiException with every item, at the highest status", async () => {
