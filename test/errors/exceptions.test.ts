@@ -10,7 +10,7 @@ import {
   ResponseValidationException,
   UnprocessableEntityException,
 } from "../../src";
-import { harnesses } from "../helpers";
+import { documentErrors, harnesses } from "../helpers";
 
 /** A user's own exception, declared the way chanfana's docs show: class fields only. */
 class TeapotException extends ApiException {
@@ -203,6 +203,28 @@ describe("exception values and documentation", () => {
     const documented = TeapotException.schema();
     expect(Object.keys(documented)).toEqual(["418"]);
     expect(documented["418"]!.description).toBe("I am a teapot");
+  });
+
+  it("puts a subclass's status, description and item shape in the OpenAPI document", async () => {
+    class Brew extends OpenAPIRoute {
+      schema = { responses: { ...TeapotException.schema(), ...UnprocessableEntityException.schema() } };
+      async handle() {
+        return {};
+      }
+    }
+    const { router } = harnesses[0]!.make();
+    router.get("/brew", Brew);
+    const doc = router.getGeneratedSchema();
+    expect(await documentErrors(doc)).toBeNull();
+    const responses = doc.paths["/brew"].get.responses;
+    expect(responses["418"].description).toBe("I am a teapot");
+    const itemProperties = (status: string) => {
+      const envelope = responses[status].content["application/json"].schema;
+      const resolved = envelope.$ref ? doc.components.schemas[envelope.$ref.split("/").pop()] : envelope;
+      return Object.keys(resolved.properties.errors.items.properties);
+    };
+    expect(itemProperties("418")).toEqual(["code", "message"]);
+    expect(itemProperties("422")).toEqual(["code", "message", "path"]);
   });
 
   it("documents `path` in the error items only for exceptions that include one", () => {
