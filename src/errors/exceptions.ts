@@ -25,10 +25,9 @@ function envelopeOf<T extends z.ZodType>(item: T) {
 export const errorEnvelopeSchema = envelopeOf(
   z.object({ code: errorCode, message: z.string(), path: errorPath.optional() }),
 );
-// What `static schema()` documents: `path` only for exceptions that include one (chanfana's two shapes).
+// What `static schema()` documents for exceptions without `includesPath`: items without `path`.
 const plainEnvelopeSchema = envelopeOf(z.object({ code: errorCode, message: z.string() }));
-const pathEnvelopeSchema = envelopeOf(z.object({ code: errorCode, message: z.string(), path: errorPath.optional() }));
-const ENVELOPES: ReadonlySet<z.ZodType> = new Set([errorEnvelopeSchema, plainEnvelopeSchema, pathEnvelopeSchema]);
+const ENVELOPES: ReadonlySet<z.ZodType> = new Set([errorEnvelopeSchema, plainEnvelopeSchema]);
 
 /** Whether a response schema is one of the error envelopes (the document swaps them for problem details). */
 export function isErrorEnvelopeSchema(schema: unknown): boolean {
@@ -121,7 +120,7 @@ export class ApiException extends Error {
     // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
     const sample = new (this as unknown as new () => ApiException)();
-    const schema = sample.includesPath ? pathEnvelopeSchema : plainEnvelopeSchema;
+    const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
     return {
       [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },
     };
