@@ -27,6 +27,7 @@ export {
 export { coerceInputs, type InputEntries } from "./core/coerce";
 export { contentForm, contentJson, contentMultipart } from "./core/content";
 export { type FileFieldOptions, fileField } from "./core/file-field";
+export { jsonResp } from "./core/respond";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
 export type {
   AnyZodObject,
@@ -92,7 +93,7 @@ export {
   UnprocessableEntityException,
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
-export { type ErrorFormat, renderException } from "./errors/render";
+export { type ErrorFormat, formatChanfanaError, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";

@@ -1,6 +1,14 @@
 import { type CompiledRoute, type Failure, runEndpoint } from "../core/pipeline";
 import { ResponsePlan } from "../core/respond";
-import { isRouteClass, type OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "../core/route";
+import {
+  fieldSnapshot,
+  isRouteClass,
+  type OpenAPIRoute,
+  type OpenAPIRouteClass,
+  perRequestFields,
+  type RouteOptions,
+  register,
+} from "../core/route";
 import { RoutePlan } from "../core/route-plan";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import type { SecurityLayer } from "../core/security";
@@ -174,17 +182,21 @@ export abstract class RouterBase {
       method,
     };
     const endpoint: OpenAPIRoute = new EndpointClass(routeOptions);
+    const constructed = fieldSnapshot(endpoint);
     endpoint.prepareRoute();
     const schema = endpoint.getSchema();
-    return Object.freeze({
+    const compiled: CompiledRoute = Object.freeze({
       endpoint,
       schema,
       plan: new RoutePlan(schema, this.options),
       responder: new ResponsePlan(schema, this.options.validateResponse),
+      perRequestFields: perRequestFields(endpoint, constructed),
       errorFormat: this.options.errorFormat,
       method,
       label: `${method.toUpperCase()} ${path} (${EndpointClass.name || "anonymous endpoint"})`,
     });
+    register(endpoint, { route: compiled, router: this, serve: (args) => this.serve(compiled, args) });
+    return compiled;
   }
 
   /** The handler serving `compiled`, which a mount can ask for its own version of. */

@@ -1,8 +1,8 @@
-import type { ApiException } from "../errors/exceptions";
+import { type ApiException, ResponseValidationException } from "../errors/exceptions";
 import { type ErrorFormat, renderException, toApiException } from "../errors/render";
 import { needsRequestId, requestIdFor } from "../errors/request-id";
 import type { ResponsePlan } from "./respond";
-import type { OpenAPIRoute, RequestState } from "./route";
+import { callHandleError, type OpenAPIRoute, type PerRequestField, type RequestState } from "./route";
 import type { RequestInput, RoutePlan } from "./route-plan";
 import type { OpenAPIRouteSchema } from "./schema-types";
 
@@ -14,6 +14,8 @@ export interface CompiledRoute {
   method: string;
   plan: RoutePlan;
   responder: ResponsePlan;
+  /** The instance's mutable class fields, each copied for every request (worked out at registration). */
+  perRequestFields: readonly PerRequestField[];
   errorFormat: ErrorFormat;
   /** Name used when an unexpected error is logged. */
   label: string;
@@ -41,7 +43,8 @@ type Outcome = { response: Response; failure?: undefined } | { response?: undefi
  * and the conversion of its result. Errors are returned, rendered, for the adapter to deliver.
  */
 export async function runEndpoint(route: CompiledRoute, args: unknown[], input: RequestInput): Promise<Outcome> {
-  const ctx = Object.create(route.endpoint) as OpenAPIRoute & RequestState;
+  const ctx = Object.create(route.endpoint) as OpenAPIRoute & RequestState & Record<string, unknown>;
+  for (const [name, copy] of route.perRequestFields) ctx[name] = copy(ctx[name]);
   ctx.args = args;
   let validating = true;
   try {
@@ -50,12 +53,20 @@ export async function runEndpoint(route: CompiledRoute, args: unknown[], input: 
     ctx.validatedData = validated;
     ctx.authPrincipal = principal;
     validating = false;
-    const result = await ctx.handle(...args);
+    let result = await ctx.handle(...args);
+    if (route.responder.validates) {
+      try {
+        result = await ctx.validateResponse(result);
+      } catch (cause) {
+        // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
+        throw new ResponseValidationException("Response body does not match schema", { cause });
+      }
+    }
     return { response: route.responder.toResponse(result) };
   } catch (thrown) {
     let error: unknown = thrown;
     try {
-      error = await ctx.handleError(thrown);
+      error = await callHandleError(ctx, thrown);
     } catch (rethrown) {
       error = rethrown;
     }

@@ -1,17 +1,50 @@
 import type { z } from "zod";
-import { ResponseValidationException } from "../errors/exceptions";
 import { JSON_CONTENT_TYPE } from "../errors/render";
 import type { OpenAPIRouteSchema } from "./schema-types";
 
-/** Turns what `handle` returned into a Response, compiled once per route. */
+/**
+ * Turns what `handle` returned into a Response, and checks it against the declared response schemas;
+ * compiled once per route.
+ */
 export class ResponsePlan {
-  /** The declared 200 JSON schema, checked only when `validateResponse` is on. */
-  private readonly okSchema: z.ZodType | null;
+  /** Whether the router's `validateResponse` option asks for every result to be checked. */
+  readonly validates: boolean;
+  /** The zod schema of each status's JSON response (`default` included), looked up per result. */
+  private readonly schemas: ReadonlyMap<string, z.ZodType>;
 
   constructor(schema: OpenAPIRouteSchema, validateResponse: boolean) {
-    this.okSchema = validateResponse
-      ? (schema.responses?.["200"]?.content?.["application/json"]?.schema ?? null)
-      : null;
+    this.validates = validateResponse;
+    const schemas = new Map<string, z.ZodType>();
+    for (const [status, response] of Object.entries(schema.responses ?? {})) {
+      const body = response?.content?.["application/json"]?.schema;
+      if (isZodSchema(body)) schemas.set(status, body);
+    }
+    this.schemas = schemas;
+  }
+
+  /** The JSON schema declared for `status`, else the `default` response's. */
+  responseSchema(status: number): z.ZodType | undefined {
+    return this.schemas.get(String(status)) ?? this.schemas.get("default");
+  }
+
+  /**
+   * `result` checked and stripped by its schema: a JSON Response by its status's, a plain object by
+   * the 200 one. Anything else, or without a zod schema, passes unchanged; a mismatch throws the ZodError.
+   */
+  async validate(result: unknown): Promise<unknown> {
+    if (result === null || typeof result !== "object") return result;
+    if (!(result instanceof Response)) {
+      const schema = this.responseSchema(200);
+      return schema ? schema.parseAsync(result) : result;
+    }
+    const schema = this.responseSchema(result.status);
+    if (!schema || !result.headers.get("content-type")?.includes("application/json")) return result;
+    const body = await schema.parseAsync(await result.clone().json());
+    // The body is rewritten, so length and transfer headers of the original no longer apply.
+    const headers = new Headers(result.headers);
+    headers.delete("content-length");
+    headers.delete("transfer-encoding");
+    return new Response(stringify(body), { status: result.status, statusText: result.statusText, headers });
   }
 
   /** A `Response` passes untouched; `undefined` is 204; a string is text; anything else is 200 JSON. */
@@ -21,16 +54,28 @@ export class ResponsePlan {
     if (typeof result === "string") {
       return new Response(result, { status: 200, headers: { "content-type": "text/plain;charset=UTF-8" } });
     }
-    let data: unknown = result;
-    if (this.okSchema) {
-      const checked = this.okSchema.safeParse(result);
-      if (!checked.success) {
-        throw new ResponseValidationException(`Response does not match its schema: ${checked.error.message}`);
-      }
-      data = checked.data;
-    }
-    return jsonResponse(data, 200);
+    return jsonResponse(result, 200);
   }
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  // By shape, so schemas from another loaded zod copy count too.
+  return typeof value === "object" && value !== null && "_zod" in value && "parseAsync" in value;
+}
+
+/**
+ * chanfana's `jsonResp`: `data` as a JSON response, 200 unless `params` (a `ResponseInit`) says
+ * otherwise; headers given in `params` are added to the JSON content type.
+ *
+ * @example
+ * return jsonResp({ id: 1 }, { status: 201 });
+ */
+export function jsonResp(data: unknown, params?: ResponseInit): Response {
+  const response = jsonResponse(data, params?.status ?? 200);
+  if (!params) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of new Headers(params.headers)) headers.set(name, value);
+  return new Response(response.body, { ...params, status: response.status, headers });
 }
 
 /** A JSON response; bigint values are written as strings rather than failing the request. */

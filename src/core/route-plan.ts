@@ -136,7 +136,9 @@ export class RoutePlan {
       }
     }
 
-    if (errors.length > 0) throw errors.length === 1 ? errors[0]! : new MultiException(errors);
+    // Always a MultiException, as chanfana throws it, so handleError hooks can recognise validation failures.
+    if (errors.length > 0)
+      throw new MultiException(errors.flatMap((err) => (err instanceof MultiException ? err.errors : [err])));
     return { validated, unvalidated, principal };
   }
 }

@@ -1,3 +1,6 @@
+import type { z } from "zod";
+import type { CompiledRoute } from "./pipeline";
+import { ResponsePlan } from "./respond";
 import type { OpenAPIRouteSchema, PrincipalOf, UnvalidatedData, ValidatedData } from "./schema-types";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
@@ -18,7 +21,8 @@ export interface RouteOptions {
  *
  * The class is constructed once when the route is registered; each request runs on a light object
  * that inherits from that instance, so class-field schemas cost nothing per request. Per-request
- * state (`args`, validated data) lives on that object and is never shared between requests.
+ * state (`args`, validated data, fields `handle` assigns) lives on that object, and class fields
+ * holding an array, plain object, Map or Set are copied onto it: nothing is shared between requests.
  *
  * @example
  * class GetTask extends OpenAPIRoute {
@@ -102,10 +106,160 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   /**
    * Called with anything thrown while the request is handled (validation included). Return a
    * `Response` to answer with it, or return (or throw) an error to have it rendered.
+   *
+   * @example
+   * protected handleError(error: unknown): unknown {
+   *   return error instanceof MyDomainError ? new ConflictException(error.message) : error;
+   * }
    */
-  handleError(error: unknown): unknown {
+  protected handleError(error: unknown): unknown {
     return error;
   }
+
+  /**
+   * The schema with chanfana's default 200 response ("Successful response", any JSON) when it declares
+   * no `responses`; a shallow copy of `getSchema()`.
+   *
+   * @example
+   * const { responses } = this.getSchemaZod();
+   */
+  getSchemaZod(): OpenAPIRouteSchema {
+    const schema = { ...this.getSchema() };
+    // The plain `{}` is not a zod schema, so nothing validates against it (as in chanfana).
+    schema.responses ??= {
+      "200": { description: "Successful response", content: { "application/json": { schema: {} as z.ZodType } } },
+    };
+    return schema;
+  }
+
+  /**
+   * Runs this registered endpoint for the router's handler arguments and returns its Response, as the
+   * router does (validation, `handle`, errors rendered or raised per the router's options).
+   *
+   * @example
+   * app.get("/legacy", (c) => endpoint.execute(c));
+   */
+  async execute(...args: HandleArgs): Promise<Response> {
+    return registrationOf(this, "execute").serve(args);
+  }
+
+  /**
+   * The request validated against this route's compiled schema: `{ params, query, headers, cookies, body }`
+   * as declared. For the request being handled it returns what was already validated.
+   *
+   * @example
+   * const data = await this.validateRequest(request);
+   */
+  async validateRequest(request: Request): Promise<Record<string, unknown>> {
+    const state = this as unknown as RequestState;
+    const { route, router } = registrationOf(this, "validateRequest");
+    if (state.validatedData !== undefined && router.getRequest(state.args) === request) return state.validatedData;
+    const urlParams = state.args.length > 0 ? router.getUrlParams(state.args) : {};
+    return (await route.plan.validate({ request, urlParams }, state.args)).validated;
+  }
+
+  /**
+   * The zod schema of the JSON response declared for `status`, else of the `default` response;
+   * `undefined` when neither declares one.
+   *
+   * @example
+   * const okSchema = this.getResponseSchema(200);
+   */
+  getResponseSchema(status: number): z.ZodType | undefined {
+    return responsePlanOf(this).responseSchema(status);
+  }
+
+  /**
+   * Checks and strips what `handle` returned against the declared response schemas (the router's
+   * `validateResponse` option calls it): a JSON `Response` against its status's schema, a plain
+   * object against the 200 one; anything without a zod schema passes unchanged. Throws the ZodError.
+   *
+   * @example
+   * const checked = await this.validateResponse({ id: 1, secret: "x" }); // { id: 1 }
+   */
+  async validateResponse(resp: unknown): Promise<unknown> {
+    return responsePlanOf(this).validate(resp);
+  }
+}
+
+/** What registration attaches to an endpoint instance: its compiled route and how its router serves it. */
+export interface Registration {
+  route: CompiledRoute;
+  router: {
+    getRequest(args: unknown[]): Request;
+    getUrlParams(args: unknown[]): Record<string, string | undefined>;
+  };
+  serve(args: unknown[]): Promise<Response>;
+}
+
+// A symbol key keeps the link off the instance's own enumerable fields (and out of per-request copies).
+const REGISTRATION = Symbol("specroute.registration");
+
+/** Links an endpoint instance to its compiled route, once, at registration. */
+export function register(endpoint: OpenAPIRoute, registration: Registration): void {
+  Object.defineProperty(endpoint, REGISTRATION, { value: registration });
+}
+
+function registrationOf(endpoint: OpenAPIRoute, method: string): Registration {
+  const registration = (endpoint as unknown as { [REGISTRATION]?: Registration })[REGISTRATION];
+  if (!registration) throw new Error(`${method}() needs the endpoint registered on a router first`);
+  return registration;
+}
+
+function responsePlanOf(endpoint: OpenAPIRoute): ResponsePlan {
+  const registration = (endpoint as unknown as { [REGISTRATION]?: Registration })[REGISTRATION];
+  // An endpoint used outside a router compiles its responses on demand.
+  return registration?.route.responder ?? new ResponsePlan(endpoint.getSchemaZod(), false);
+}
+
+/** Fields the framework sets per request or compiles at registration: never copied per request. */
+const FRAMEWORK_FIELDS: ReadonlySet<string> = new Set([
+  "schema",
+  "params",
+  "args",
+  "validatedData",
+  "unvalidatedData",
+  "authPrincipal",
+]);
+
+/** One own field of an endpoint that each request gets a shallow copy of. */
+export type PerRequestField = readonly [name: string, copy: (value: any) => unknown];
+
+/** What the class fields held right after construction, to tell them from state registration computed. */
+export function fieldSnapshot(endpoint: OpenAPIRoute): ReadonlyMap<string, unknown> {
+  return new Map(Object.entries(endpoint));
+}
+
+/**
+ * The class fields holding a mutable container (array, plain object, Map, Set) that each request
+ * gets a shallow copy of, so what `handle` adds to them never reaches the next request (chanfana
+ * builds an instance per request; specroute builds one per route). Framework fields, zod schemas,
+ * frozen values and state `prepareRoute()` put in place are shared as they are.
+ */
+export function perRequestFields(endpoint: OpenAPIRoute, constructed: ReadonlyMap<string, unknown>): PerRequestField[] {
+  const fields: PerRequestField[] = [];
+  for (const [name, value] of Object.entries(endpoint)) {
+    if (FRAMEWORK_FIELDS.has(name) || constructed.get(name) !== value) continue;
+    const copy = copierOf(value);
+    if (copy) fields.push([name, copy]);
+  }
+  return fields;
+}
+
+function copierOf(value: unknown): ((value: any) => unknown) | null {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value) || "_zod" in value) return null;
+  if (Array.isArray(value)) return (array: unknown[]) => array.slice();
+  if (value instanceof Map) return (map: Map<unknown, unknown>) => new Map(map);
+  if (value instanceof Set) return (set: Set<unknown>) => new Set(set);
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype) return (object: object) => ({ ...object });
+  if (proto === null) return (object: object) => Object.assign(Object.create(null), object);
+  return null;
+}
+
+/** Calls an endpoint's protected `handleError` hook, for the request pipeline. */
+export function callHandleError(endpoint: OpenAPIRoute, error: unknown): unknown {
+  return (endpoint as unknown as { handleError(error: unknown): unknown }).handleError(error);
 }
 
 /** An endpoint class as registration accepts it. */

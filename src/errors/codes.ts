@@ -1,6 +1,9 @@
-/** The one table of framework error codes: class name → code, HTTP status, default message, visibility. */
+/**
+ * The one table of framework error codes: class name → code, HTTP status, default message, visibility.
+ * They are the defaults of the built-in classes; a user subclass's own class fields win over them.
+ */
 export const ERROR_CODES = {
-  ApiException: { code: 7000, status: 500, message: "Internal Error", visible: false },
+  ApiException: { code: 7000, status: 500, message: "Internal Error", visible: true },
   InputValidationException: { code: 7001, status: 400, message: "Input Validation Error", visible: true },
   NotFoundException: { code: 7002, status: 404, message: "Not Found", visible: true },
   UnauthorizedException: { code: 7003, status: 401, message: "Unauthorized", visible: true },

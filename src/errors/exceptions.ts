@@ -14,93 +14,158 @@ type ErrorResponseConfig = Record<
   { description: string; content: { "application/json": { schema: z.ZodType } } }
 >;
 
-const errorItemSchema = z.object({
-  code: z.number().int(),
-  message: z.string(),
-  path: z.array(z.union([z.string(), z.number()])).optional(),
-});
+const errorCode = z.number().int();
+const errorPath = z.array(z.union([z.string(), z.number()]));
 
-/** Schema of the error envelope every ApiException renders to. */
-export const errorEnvelopeSchema = z.object({
-  success: z.literal(false),
-  errors: z.array(errorItemSchema),
-  result: z.object({}),
-});
+function envelopeOf<T extends z.ZodType>(item: T) {
+  return z.object({ success: z.literal(false), errors: z.array(item), result: z.object({}) });
+}
+
+/** Schema of the error envelope every ApiException renders to (`path` is there for field errors). */
+export const errorEnvelopeSchema = envelopeOf(
+  z.object({ code: errorCode, message: z.string(), path: errorPath.optional() }),
+);
+// What `static schema()` documents for exceptions without `includesPath`: items without `path`.
+const plainEnvelopeSchema = envelopeOf(z.object({ code: errorCode, message: z.string() }));
+const ENVELOPES: ReadonlySet<z.ZodType> = new Set([errorEnvelopeSchema, plainEnvelopeSchema]);
+
+/** Whether a response schema is one of the error envelopes (the document swaps them for problem details). */
+export function isErrorEnvelopeSchema(schema: unknown): boolean {
+  return ENVELOPES.has(schema as z.ZodType);
+}
+
+type ExceptionDefaults = Partial<
+  Pick<ApiException, "code" | "status" | "isVisible" | "default_message" | "includesPath">
+>;
+
+/**
+ * Puts a class's defaults on its prototype, so an instance reads them unless it has its own: a user
+ * subclass's class fields (assigned after `super()`) and later assignments both win over them.
+ */
+function setDefaults(target: { prototype: object }, defaults: ExceptionDefaults & { name?: string }): void {
+  for (const [key, value] of Object.entries(defaults)) {
+    Object.defineProperty(target.prototype, key, { value, writable: true, configurable: true, enumerable: false });
+  }
+}
+
+/** The defaults of a built-in class, from the one code table. */
+function tableDefaults(target: { prototype: object }, name: ErrorName): void {
+  const entry = ERROR_CODES[name];
+  setDefaults(target, {
+    name,
+    code: entry.code,
+    status: entry.status,
+    isVisible: entry.visible,
+    default_message: entry.message,
+  });
+}
 
 /**
  * Base of every framework exception. Thrown from `handle`, it becomes the error envelope
- * `{"success":false,"errors":[{code,message}],"result":{}}` with its status.
+ * `{"success":false,"errors":[{code,message}],"result":{}}` with its status. Subclass it and set
+ * `status`, `code`, `default_message`, `isVisible` (and `includesPath`) as class fields.
  *
  * @example
- * throw new ApiException("Upstream quota exhausted");
+ * class TeapotException extends ApiException {
+ *   status = 418;
+ *   code = 7418;
+ *   default_message = "I am a teapot";
+ * }
+ * throw new ApiException("Upstream quota exhausted"); // 500, message shown
  */
 export class ApiException extends Error {
-  static readonly errorName: ErrorName = "ApiException";
-  code: number;
-  status: number;
-  isVisible: boolean;
-  default_message: string;
-  includesPath = false;
+  // Declared, not initialised: the values live on the prototypes so subclass fields can override them.
+  declare code: number;
+  declare status: number;
+  /** Whether the message reaches the client; when false it reads "Internal Error". */
+  declare isVisible: boolean;
+  /** The message used when none is given. */
+  declare default_message: string;
+  /** Whether the response items carry the `path` of the offending field. */
+  declare includesPath: boolean;
   /** Seconds for a `Retry-After` header, where the status uses one. */
-  retryAfter?: number;
+  declare retryAfter?: number;
   /** Extra response headers set when the exception is rendered. */
-  headers?: Record<string, string>;
+  declare headers?: Record<string, string>;
 
+  static {
+    tableDefaults(ApiException, "ApiException");
+    setDefaults(ApiException, { includesPath: false });
+    // Without a message of its own, an exception reads as its class's default message (also in logs).
+    Object.defineProperty(ApiException.prototype, "message", {
+      configurable: true,
+      get(this: ApiException) {
+        return this.default_message;
+      },
+      set(this: ApiException, value: string) {
+        Object.defineProperty(this, "message", { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  }
+
+  // An empty message counts as none, so the default message shows (as in chanfana).
   constructor(message?: string, options?: { cause?: unknown }) {
-    super(message, options);
-    const entry = ERROR_CODES[(this.constructor as typeof ApiException).errorName];
-    this.name = (this.constructor as typeof ApiException).errorName;
-    this.code = entry.code;
-    this.status = entry.status;
-    this.isVisible = entry.visible;
-    this.default_message = entry.message;
-    this.message = message || entry.message;
+    super(message || undefined, options);
   }
 
   /** The `errors` entries this exception contributes to the response body. */
   buildResponse(): ErrorItem[] {
-    return [{ code: this.code, message: this.isVisible ? this.message : HIDDEN_MESSAGE }];
+    const message = this.isVisible ? this.message || this.default_message : HIDDEN_MESSAGE;
+    if (!this.includesPath) return [{ code: this.code, message }];
+    return [{ code: this.code, message, path: (this as { path?: ErrorItem["path"] | null }).path ?? undefined }];
   }
 
   /** A `responses` entry documenting this exception, to spread into `schema.responses`. */
   static schema(): ErrorResponseConfig {
+    // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
-    const entry = ERROR_CODES[this.errorName];
+    const sample = new (this as unknown as new () => ApiException)();
+    const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
     return {
-      [String(entry.status)]: {
-        description: entry.message,
-        content: { "application/json": { schema: errorEnvelopeSchema } },
-      },
+      [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },
     };
   }
 }
 
-/** 400: a request part failed validation. `path` names the field, e.g. `["body", "email"]`. */
-export class InputValidationException extends ApiException {
-  static override readonly errorName: ErrorName = "InputValidationException";
-  override includesPath = true;
+/** Exceptions about one field of the request: `path` names it, e.g. `["body", "email"]`. */
+class FieldException extends ApiException {
+  static {
+    setDefaults(FieldException, { includesPath: true });
+  }
   path: Array<string | number> | null;
 
   constructor(message?: string, path?: Array<string | number> | null) {
     super(message);
     this.path = path ?? null;
   }
+}
 
-  override buildResponse(): ErrorItem[] {
-    return [{ code: this.code, message: this.message, path: this.path ?? [] }];
+/** 400: a request part failed validation. `path` names the field, e.g. `["body", "email"]`. */
+export class InputValidationException extends FieldException {
+  static {
+    tableDefaults(InputValidationException, "InputValidationException");
   }
 }
 
-/** Several exceptions answered at once; the response takes the highest status among them. */
+/** 422: well-formed but semantically unacceptable; `path` optionally names the field. */
+export class UnprocessableEntityException extends FieldException {
+  static {
+    tableDefaults(UnprocessableEntityException, "UnprocessableEntityException");
+  }
+}
+
+/**
+ * Several exceptions answered at once: the response takes the highest status among them (at least
+ * 400), and is hidden if any of them is.
+ */
 export class MultiException extends ApiException {
   errors: ApiException[];
 
   constructor(errors: ApiException[]) {
     super("Multiple Exceptions");
     this.errors = errors;
-    this.status = Math.max(...errors.map((err) => err.status), 400);
+    this.status = Math.max(400, ...errors.map((err) => err.status));
     this.isVisible = errors.every((err) => err.isVisible);
-    this.code = errors[0]?.code ?? this.code;
   }
 
   override buildResponse(): ErrorItem[] {
@@ -118,59 +183,81 @@ class RetryableException extends ApiException {
 
 /** 404: the resource does not exist. */
 export class NotFoundException extends ApiException {
-  static override readonly errorName: ErrorName = "NotFoundException";
+  static {
+    tableDefaults(NotFoundException, "NotFoundException");
+  }
 }
 /** 401: credentials are missing or invalid. */
 export class UnauthorizedException extends ApiException {
-  static override readonly errorName: ErrorName = "UnauthorizedException";
+  static {
+    tableDefaults(UnauthorizedException, "UnauthorizedException");
+  }
 }
 /** 403: the caller may not do this. */
 export class ForbiddenException extends ApiException {
-  static override readonly errorName: ErrorName = "ForbiddenException";
+  static {
+    tableDefaults(ForbiddenException, "ForbiddenException");
+  }
 }
 /** 405: the method is not allowed on this path. */
 export class MethodNotAllowedException extends ApiException {
-  static override readonly errorName: ErrorName = "MethodNotAllowedException";
+  static {
+    tableDefaults(MethodNotAllowedException, "MethodNotAllowedException");
+  }
 }
 /** 409: the request conflicts with the stored state (e.g. a duplicate unique key). */
 export class ConflictException extends ApiException {
-  static override readonly errorName: ErrorName = "ConflictException";
-}
-/** 422: well-formed but semantically unacceptable. */
-export class UnprocessableEntityException extends ApiException {
-  static override readonly errorName: ErrorName = "UnprocessableEntityException";
+  static {
+    tableDefaults(ConflictException, "ConflictException");
+  }
 }
 /** 429 with `Retry-After` when `retryAfter` (seconds) is given. */
 export class TooManyRequestsException extends RetryableException {
-  static override readonly errorName: ErrorName = "TooManyRequestsException";
+  static {
+    tableDefaults(TooManyRequestsException, "TooManyRequestsException");
+  }
 }
 /** 500 whose message never reaches the client. */
 export class InternalServerErrorException extends ApiException {
-  static override readonly errorName: ErrorName = "InternalServerErrorException";
+  static {
+    tableDefaults(InternalServerErrorException, "InternalServerErrorException");
+  }
 }
 /** 502: an upstream answered badly. */
 export class BadGatewayException extends ApiException {
-  static override readonly errorName: ErrorName = "BadGatewayException";
+  static {
+    tableDefaults(BadGatewayException, "BadGatewayException");
+  }
 }
 /** 503 with `Retry-After` when `retryAfter` (seconds) is given. */
 export class ServiceUnavailableException extends RetryableException {
-  static override readonly errorName: ErrorName = "ServiceUnavailableException";
+  static {
+    tableDefaults(ServiceUnavailableException, "ServiceUnavailableException");
+  }
 }
 /** 504: an upstream did not answer in time. */
 export class GatewayTimeoutException extends ApiException {
-  static override readonly errorName: ErrorName = "GatewayTimeoutException";
+  static {
+    tableDefaults(GatewayTimeoutException, "GatewayTimeoutException");
+  }
 }
 /** 500: `handle` returned data that does not match its declared response (with `validateResponse`). */
 export class ResponseValidationException extends ApiException {
-  static override readonly errorName: ErrorName = "ResponseValidationException";
+  static {
+    tableDefaults(ResponseValidationException, "ResponseValidationException");
+  }
 }
 /** 413: the request body is larger than the configured limit. */
 export class PayloadTooLargeException extends ApiException {
-  static override readonly errorName: ErrorName = "PayloadTooLargeException";
+  static {
+    tableDefaults(PayloadTooLargeException, "PayloadTooLargeException");
+  }
 }
 /** 415: the request's `Content-Type` is not one the endpoint declares. */
 export class UnsupportedMediaTypeException extends ApiException {
-  static override readonly errorName: ErrorName = "UnsupportedMediaTypeException";
+  static {
+    tableDefaults(UnsupportedMediaTypeException, "UnsupportedMediaTypeException");
+  }
 }
 
 /** Whether a thrown value is a framework exception, by shape, so two loaded copies still agree. */

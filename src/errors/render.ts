@@ -43,17 +43,14 @@ export function toApiException(err: unknown): ApiException {
 }
 
 /**
- * Renders an exception as a Response in the configured format. With a `requestId` (a failure that
- * was logged), every message names it and the `x-request-id` header carries it.
+ * Renders an exception as a Response in the configured format. A `requestId` (a failure that was
+ * logged) goes in the `x-request-id` header; the body keeps chanfana's messages unchanged.
  */
 export function renderException(err: ApiException, format: ErrorFormat = "envelope", requestId?: string): Response {
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers["retry-after"] = String(err.retryAfter);
-  let errors = err.buildResponse();
-  if (requestId !== undefined) {
-    headers["x-request-id"] = requestId;
-    errors = errors.map((item) => ({ ...item, message: `${item.message} (request id ${requestId})` }));
-  }
+  if (requestId !== undefined) headers["x-request-id"] = requestId;
+  const errors = err.buildResponse();
   let body: string;
   if (format === "problem") {
     headers["content-type"] = PROBLEM_CONTENT_TYPE;
@@ -69,4 +66,16 @@ export function renderException(err: ApiException, format: ErrorFormat = "envelo
     body = JSON.stringify({ success: false, errors, result: {} });
   }
   return new Response(body, { status: err.status, headers });
+}
+
+/**
+ * The error response chanfana's `formatChanfanaError` gives: the envelope for a framework exception or
+ * a ZodError (as 400 validation errors), `null` for anything else.
+ *
+ * @example
+ * app.onError((err) => formatChanfanaError(err) ?? new Response("Internal Error", { status: 500 }));
+ */
+export function formatChanfanaError(error: unknown): Response | null {
+  if (!isApiException(error) && !isZodError(error)) return null;
+  return renderException(toApiException(error));
 }

@@ -9,7 +9,7 @@ import type {
 } from "../core/schema-types";
 import { RouteSecurity } from "../core/security";
 import { fileConstraints, objectShape } from "../core/zod-introspect";
-import { errorEnvelopeSchema } from "../errors/exceptions";
+import { errorEnvelopeSchema, isErrorEnvelopeSchema } from "../errors/exceptions";
 import { ComponentCollector } from "./components";
 import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
@@ -197,7 +197,7 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): 
   const result: Json = {};
   for (const [mediaType, media] of Object.entries(content)) {
     if (!media) continue;
-    if (ctx.problemDetails && io === "output" && media.schema === errorEnvelopeSchema) {
+    if (ctx.problemDetails && io === "output" && isErrorEnvelopeSchema(media.schema)) {
       // With problem details on, error responses are RFC 9457 bodies, not the envelope.
       result[PROBLEM_MEDIA_TYPE] = { schema: { $ref: COMPONENT_REF_PREFIX + PROBLEM_COMPONENT } };
       ctx.usesProblemDetails = true;

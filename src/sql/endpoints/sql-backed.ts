@@ -34,11 +34,24 @@ export function toSqlDriver(value: unknown, where = "The database"): SqlDriver {
   throw new Error(`${where} is not a SQL driver or a D1 binding`);
 }
 
+// The members SqlBacked adds, named: a declaration file cannot spell out the anonymous class itself,
+// since it inherits OpenAPIRoute's protected `handleError`.
+/** What SqlBacked adds to an auto endpoint. */
+export interface SqlBackedMembers {
+  db?: SqlDriver;
+  dbName?: string;
+  constraintsMessages: Record<string, ApiException>;
+  sqlTable?: SqlTable;
+  database(): SqlDriver;
+  withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>): Promise<T>;
+}
+type SqlBackedClass = abstract new (...args: any[]) => SqlBackedMembers;
+
 /**
  * Adds database access to an auto endpoint: the table (checked against the model at
  * registration), where the database comes from, and how database errors become HTTP errors.
  */
-export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
+export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & SqlBackedClass {
   abstract class SqlBackedEndpoint extends Base {
     /** The database; when unset, the binding named by `dbName`, else the router's `db` option. */
     db?: SqlDriver;
