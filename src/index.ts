@@ -7,6 +7,7 @@ extendZodWithOpenApi(z);
 export { fromHono, type HonoOpenAPIRouterType } from "./adapters/hono";
 export { fromIttyRouter, type IttyOpenAPIRouterType } from "./adapters/itty-router";
 export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
+export { validateBasePath } from "./adapters/options";
 export type { RouteEntry } from "./adapters/router-base";
 export type { AuthContext, Authenticator, AuthOption, SecurityRequirement, SecuritySchemeObject } from "./core/auth";
 export {

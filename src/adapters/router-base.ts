@@ -99,31 +99,39 @@ export abstract class RouterBase {
     return this.cachedDocument(version).doc;
   }
 
-  /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
+  /**
+   * The handlers of the document and docs routes, keyed by path relative to `base`; registered by the
+   * adapter. The pages link to `base` + their URLs, read when first served (Hono detects `base` late).
+   */
   protected docsRoutes(): Array<[string, DocsHandler]> {
-    const { openapi_url, docs_url, redoc_url, scalar_url, base, docsAssets } = this.options;
+    const { openapi_url, docs_url, redoc_url, scalar_url, docsAssets } = this.options;
     if (openapi_url === null) return [];
     const routes: Array<[string, DocsHandler]> = [];
     const serve = (body: () => string, type: string) => () =>
       new Response(body(), { headers: { "content-type": type } });
     routes.push([openapi_url, serve(() => this.cachedDocument(this.options.openapiVersion).json, JSON_TYPE)]);
     routes.push([yamlUrl(openapi_url), serve(() => this.cachedYaml(), YAML_TYPE)]);
-    const assets =
-      docsAssets.kind === "self-hosted"
-        ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
-        : docsAssets;
-    const page = { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
+    const page = () => {
+      const { base } = this.options;
+      const assets =
+        docsAssets.kind === "self-hosted"
+          ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
+          : docsAssets;
+      return { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
+    };
     const pages: Array<[string | null, () => string]> = [
-      [docs_url, () => swaggerUiPage(page)],
-      [redoc_url, () => redocPage(page)],
-      [scalar_url, () => scalarPage(page)],
+      [docs_url, () => swaggerUiPage(page())],
+      [redoc_url, () => redocPage(page())],
+      [scalar_url, () => scalarPage(page())],
     ];
     for (const [url, html] of pages) {
       if (url === null) continue;
       let cached: string | undefined;
       routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
     }
-    if (docsAssets.kind === "self-hosted") routes.push(...this.assetRoutes(docsAssets, page.openapiUrl));
+    if (docsAssets.kind === "self-hosted") {
+      routes.push(...this.assetRoutes(docsAssets, () => this.options.base + openapi_url));
+    }
     // A mounted router's copies of these routes step aside for the parent's.
     return routes.map(([path, handler]) => [path, (args) => (this.mounted ? undefined : handler(args))]);
   }
@@ -131,7 +139,7 @@ export abstract class RouterBase {
   /** Routes serving the docs pages' files from the app, each read once and kept. */
   private assetRoutes(
     assets: Extract<ResolvedRouterOptions["docsAssets"], { kind: "self-hosted" }>,
-    openapiUrl: string,
+    openapiUrl: () => string,
   ): Array<[string, DocsHandler]> {
     const prefix = assets.baseUrl.replace(/\/+$/, "");
     const files: DocsAssetFile[] = (["swagger-ui", "redoc", "scalar"] as const).flatMap((page) => docsAssetFiles(page));
@@ -147,10 +155,13 @@ export abstract class RouterBase {
       };
       return [`${prefix}/${asset.file}`, handler];
     });
-    const init = swaggerUiInitScript(openapiUrl);
+    let init: string | undefined;
     routes.push([
       `${prefix}/${SWAGGER_UI_INIT_FILE}`,
-      () => new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
+      () => {
+        init ??= swaggerUiInitScript(openapiUrl());
+        return new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+      },
     ]);
     return routes;
   }

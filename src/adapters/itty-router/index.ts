@@ -67,15 +67,28 @@ class IttyRouter extends RouterBase {
     return args[1] as Record<string, unknown> | undefined;
   }
 
-  /** itty-router has no error hook of its own to feed, so failures are answered directly. */
+  /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */
   protected deliverFailure(failure: Failure): Response {
     return failure.response;
   }
 
-  /** Docs handlers return undefined when this router is mounted, so itty-router moves on. */
+  /**
+   * Registers the docs routes; docs handlers return undefined when this router is mounted, so
+   * itty-router moves on. As in chanfana, `base` prefixes the document (and the pages' files) but not
+   * the pages; when the router was made with that same `base` itself, the document is not prefixed twice.
+   */
   registerDocsRoutes(router: IttyLike): void {
+    const { base, docs_url, redoc_url, scalar_url } = this.options;
+    const pages = new Set([docs_url, redoc_url, scalar_url]);
     for (const [path, handler] of this.docsRoutes()) {
-      router.get(path, (...args: unknown[]) => handler(args));
+      if (!base || pages.has(path)) {
+        router.get(path, (...args: unknown[]) => handler(args));
+        continue;
+      }
+      const linked = joinPaths(base, path);
+      router.get(linked, (...args: unknown[]) => handler(args));
+      // itty-router prefixes its own base: this copy answers only where it lands on the linked URL.
+      router.get(path, (...args: unknown[]) => (matchedRoute(args[0]) === linked ? handler(args) : undefined));
     }
   }
 }
@@ -127,6 +140,12 @@ interface Registration {
   method: string;
   path: string;
   handlers: RouterHandler[];
+}
+
+/** The registered path itty-router matched for a request (its base included), or its pathname. */
+function matchedRoute(request: unknown): string {
+  const { route, url } = request as { route?: unknown; url: string };
+  return typeof route === "string" ? route : new URL(url).pathname;
 }
 
 function decodeParam(value: string | undefined): string | undefined {
