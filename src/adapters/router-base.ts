@@ -75,7 +75,7 @@ export abstract class RouterBase {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const compiled = this.compile(method, path, handler);
       if (documented) {
-        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler), plan: compiled.plan });
+        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler, path), plan: compiled.plan });
       }
       return (...args: unknown[]) => this.serve(compiled, args);
     });
@@ -188,12 +188,11 @@ export abstract class RouterBase {
     };
   }
 
-  private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass): OpenAPIRouteSchema {
+  private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass, path: string): OpenAPIRouteSchema {
     const schema = { ...compiled.schema };
     if (!schema.operationId) {
-      if (!this.options.generateOperationIds) {
-        throw new Error(`Route ${compiled.label} has no operationId and generateOperationIds is off`);
-      }
+      // Worded as chanfana words it, naming the path as registered, so apps matching on it keep working.
+      if (!this.options.generateOperationIds) throw new Error(`Route ${path} doesn't have operationId set!`);
       schema.operationId = `${compiled.method}_${EndpointClass.name}`;
     }
     return schema;
