@@ -37,9 +37,12 @@ export interface RouterOptions {
   raiseUnknownParameters?: boolean;
   /** Check 200 JSON results against the declared response schema (500 on mismatch). Default false. */
   validateResponse?: boolean;
-  /** Throw errors (validation included) to the router instead of answering them. Default false. */
+  /**
+   * Accepted for chanfana compatibility; the adapter fixes it: always on for Hono (errors reach
+   * `onError`), always off for itty-router (which has no error hook).
+   */
   raiseOnError?: boolean;
-  /** Let errors thrown by `handle` reach the router's error handling unchanged. Default false. */
+  /** Let errors, validation failures included, reach the router's error handling unformatted. Default false. */
   passthroughErrors?: boolean;
   /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */
   errorFormat?: ErrorFormat;

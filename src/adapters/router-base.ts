@@ -12,6 +12,8 @@ import {
   swaggerUiInitScript,
   swaggerUiPage,
 } from "../docs-ui";
+import { isApiException, MultiException } from "../errors/exceptions";
+import { isZodError } from "../errors/render";
 import { buildDocument } from "../openapi/document";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
@@ -205,8 +207,9 @@ export abstract class RouterBase {
     });
     if (outcome.response) return outcome.response;
     const { failure } = outcome;
-    // raiseOnError hands every error to the router; passthroughErrors only those thrown by handle().
-    if (this.options.raiseOnError || (this.options.passthroughErrors && !failure.duringValidation)) throw failure.error;
+    if (this.options.passthroughErrors) throw passedThrough(failure);
+    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana.
+    if (!isFrameworkError(failure.error)) throw failure.error;
     if (failure.requestId !== undefined) {
       console.error(
         `[specroute] ${failure.exception.status} in ${compiled.label}, request id ${failure.requestId}:`,
@@ -300,6 +303,23 @@ export function joinPaths(prefix: string, path: string): string {
 
 function stripBase(path: string, base: string): string {
   return base && path.startsWith(base) ? path.slice(base.length) || "/" : path;
+}
+
+/** Whether specroute formats an error itself: its exceptions (by shape) and ZodErrors. */
+function isFrameworkError(error: unknown): boolean {
+  return isApiException(error) || isZodError(error);
+}
+
+/**
+ * What `passthroughErrors` throws: what was thrown, before `handleError`; a validation failure always as
+ * a MultiException, as chanfana throws it (an authentication failure stays as it is).
+ */
+function passedThrough(failure: Failure): unknown {
+  const { thrown } = failure;
+  const isMulti = Array.isArray((thrown as { errors?: unknown } | null)?.errors);
+  if (!failure.duringValidation || !isApiException(thrown) || isMulti) return thrown;
+  if (thrown.status === 401 || thrown.status === 403) return thrown;
+  return new MultiException([thrown]);
 }
 
 function yamlUrl(openapiUrl: string): string {

@@ -131,7 +131,8 @@ export function fromHono<M extends Hono<any, any, any>>(
   options?: RouterOptions,
 ): M extends Hono<infer E, infer S, infer BP> ? HonoOpenAPIRouterType<E, S, BP> : never {
   void loadHttpException();
-  const core = new HonoRouter(options);
+  // Errors always go to Hono's onError (chanfana fixes raiseOnError on for Hono).
+  const core = new HonoRouter({ ...options, raiseOnError: true });
   const based = core.options.base ? app.basePath(core.options.base) : app;
   core.registerDocsRoutes(based);
   return facade(core, based, "") as any;

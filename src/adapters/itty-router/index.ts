@@ -102,7 +102,8 @@ class IttyRouter extends RouterBase {
  * export default { fetch: router.fetch };
  */
 export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOptions): IttyOpenAPIRouterType<R> {
-  const core = new IttyRouter(options);
+  // raiseOnError is off whatever is passed, as chanfana strips it: framework errors are answered here.
+  const core = new IttyRouter({ ...options, raiseOnError: false });
   core.registerDocsRoutes(router);
   const wrapper = Object.create(router) as any;
   const register = (method: string, path: string, handlers: unknown[], documented: boolean) => {
