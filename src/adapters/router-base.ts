@@ -208,8 +208,9 @@ export abstract class RouterBase {
     if (outcome.response) return outcome.response;
     const { failure } = outcome;
     if (this.options.passthroughErrors) throw passedThrough(failure);
-    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana.
-    if (!isFrameworkError(failure.error)) throw failure.error;
+    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana;
+    // a thrown non-Error (a string, null) is answered here, as Hono would not hand it to onError at all.
+    if (failure.error instanceof Error && !isFrameworkError(failure.error)) throw failure.error;
     if (failure.requestId !== undefined) {
       console.error(
         `[specroute] ${failure.exception.status} in ${compiled.label}, request id ${failure.requestId}:`,
