@@ -11,6 +11,7 @@ export {
   IttyRouter as IttyRouterOpenAPIHandler,
 } from "./adapters/itty-router";
 export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
+export { validateBasePath } from "./adapters/options";
 export { type RouteEntry, RouterBase as OpenAPIHandler } from "./adapters/router-base";
 export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./adapters/router-types";
 export type { AuthContext, Authenticator, AuthOption, SecurityRequirement, SecuritySchemeObject } from "./core/auth";

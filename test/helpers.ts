@@ -1,5 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { Router } from "itty-router";
 import { fromHono, fromIttyRouter, type RouterOptions } from "../src";
 
@@ -23,9 +24,10 @@ export const honoHarness: AdapterHarness = {
   make(options) {
     const app = new Hono();
     const caught: unknown[] = [];
+    // As a chanfana app's onError: framework errors arrive as HTTPExceptions, the rest as thrown.
     app.onError((err, c) => {
       caught.push(err);
-      return "getResponse" in err ? (err as { getResponse(): Response }).getResponse() : c.text("router 500", 500);
+      return err instanceof HTTPException ? err.getResponse() : c.text("router 500", 500);
     });
     const router = fromHono(app, options);
     return { router, caught, request: async (path, init) => app.request(path, init) };

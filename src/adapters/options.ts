@@ -13,7 +13,11 @@ export type DocsAssetsOption =
 
 /** Options of `fromHono` / `fromIttyRouter`, as chanfana 3 has them plus specroute's own. */
 export interface RouterOptions {
-  /** Prefix of every documented path and docs URL (when the router itself is mounted under a base path). */
+  /**
+   * Path prefix of the router, e.g. "/api". On Hono it is applied with `basePath()`, so routes and docs
+   * are served under it (an app made with `basePath()` is detected instead); on itty-router it prefixes
+   * the documented paths and the document's URL.
+   */
   base?: string;
   /** Document-level OpenAPI fields: info, servers, components (incl. securitySchemes), security, tags. */
   schema?: DocumentSchema;
@@ -33,9 +37,12 @@ export interface RouterOptions {
   raiseUnknownParameters?: boolean;
   /** Check 200 JSON results against the declared response schema (500 on mismatch). Default false. */
   validateResponse?: boolean;
-  /** Throw errors (validation included) to the router instead of answering them. Default false. */
+  /**
+   * Accepted for chanfana compatibility; the adapter fixes it: always on for Hono (errors reach
+   * `onError`), always off for itty-router (which has no error hook).
+   */
   raiseOnError?: boolean;
-  /** Let errors thrown by `handle` reach the router's error handling unchanged. Default false. */
+  /** Let errors, validation failures included, reach the router's error handling unformatted. Default false. */
   passthroughErrors?: boolean;
   /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */
   errorFormat?: ErrorFormat;
@@ -86,7 +93,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     throw new Error(`openapiVersion must be "3" or "3.1", got ${JSON.stringify(options.openapiVersion)}`);
   }
   return {
-    base: trimTrailingSlash(options.base ?? ""),
+    base: options.base ? validateBasePath(options.base) : "",
     schema: options.schema ?? {},
     docs_url: urlOption(options.docs_url, "/docs"),
     redoc_url: urlOption(options.redoc_url, "/redocs"),
@@ -111,6 +118,15 @@ function urlOption(value: string | null | undefined, fallback: string): string |
   return value === null ? null : (value ?? fallback);
 }
 
-function trimTrailingSlash(path: string): string {
-  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+/**
+ * Checks a router `base`: it starts with "/" and does not end with one ("/" alone included); returns it.
+ *
+ * @example
+ * validateBasePath("/api"); // "/api"
+ * validateBasePath("api/"); // throws: base must start with "/"
+ */
+export function validateBasePath(base: string): string {
+  if (!base.startsWith("/")) throw new Error(`base must start with "/", got ${JSON.stringify(base)}`);
+  if (base.endsWith("/")) throw new Error(`base must not end with "/", got ${JSON.stringify(base)}`);
+  return base;
 }

@@ -21,6 +21,8 @@ import {
   swaggerUiInitScript,
   swaggerUiPage,
 } from "../docs-ui";
+import { isApiException, MultiException } from "../errors/exceptions";
+import { isZodError } from "../errors/render";
 import { buildDocument } from "../openapi/document";
 import { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
@@ -83,7 +85,7 @@ export abstract class RouterBase {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const compiled = this.compile(method, path, handler);
       if (documented) {
-        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler), route: compiled });
+        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler, path), route: compiled });
       }
       return this.handlerFor(compiled);
     });
@@ -118,38 +120,46 @@ export abstract class RouterBase {
     this.documents.clear();
   }
 
-  /** The handlers of the document and docs routes, keyed by path; registered by the adapter. */
+  /**
+   * The handlers of the document and docs routes, keyed by path relative to `base`; registered by the
+   * adapter. The pages link to `base` + their URLs, read when first served (Hono detects `base` late).
+   */
   protected docsRoutes(): Array<[string, DocsHandler]> {
-    const { openapi_url, docs_url, redoc_url, scalar_url, base, docsAssets } = this.options;
+    const { openapi_url, docs_url, redoc_url, scalar_url, docsAssets } = this.options;
     if (openapi_url === null) return [];
     const routes: Array<[string, DocsHandler]> = [];
     const serve = (body: () => string, type: string) => () =>
       new Response(body(), { headers: { "content-type": type } });
     routes.push([openapi_url, serve(() => this.cachedDocument(this.options.openapiVersion).json, JSON_TYPE)]);
     routes.push([yamlUrl(openapi_url), serve(() => this.cachedYaml(), YAML_TYPE)]);
-    const assets =
-      docsAssets.kind === "self-hosted"
-        ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
-        : docsAssets;
-    const page = { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
+    const page = () => {
+      const { base } = this.options;
+      const assets =
+        docsAssets.kind === "self-hosted"
+          ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
+          : docsAssets;
+      return { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
+    };
     const pages: Array<[string | null, () => string]> = [
-      [docs_url, () => swaggerUiPage(page)],
-      [redoc_url, () => redocPage(page)],
-      [scalar_url, () => scalarPage(page)],
+      [docs_url, () => swaggerUiPage(page())],
+      [redoc_url, () => redocPage(page())],
+      [scalar_url, () => scalarPage(page())],
     ];
     for (const [url, html] of pages) {
       if (url === null) continue;
       let cached: string | undefined;
       routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
     }
-    if (docsAssets.kind === "self-hosted") routes.push(...this.assetRoutes(docsAssets, page.openapiUrl));
+    if (docsAssets.kind === "self-hosted") {
+      routes.push(...this.assetRoutes(docsAssets, () => this.options.base + openapi_url));
+    }
     return routes;
   }
 
   /** Routes serving the docs pages' files from the app, each read once and kept. */
   private assetRoutes(
     assets: Extract<ResolvedRouterOptions["docsAssets"], { kind: "self-hosted" }>,
-    openapiUrl: string,
+    openapiUrl: () => string,
   ): Array<[string, DocsHandler]> {
     const prefix = assets.baseUrl.replace(/\/+$/, "");
     const files: DocsAssetFile[] = (["swagger-ui", "redoc", "scalar"] as const).flatMap((page) => docsAssetFiles(page));
@@ -165,10 +175,13 @@ export abstract class RouterBase {
       };
       return [`${prefix}/${asset.file}`, handler];
     });
-    const init = swaggerUiInitScript(openapiUrl);
+    let init: string | undefined;
     routes.push([
       `${prefix}/${SWAGGER_UI_INIT_FILE}`,
-      () => new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
+      () => {
+        init ??= swaggerUiInitScript(openapiUrl());
+        return new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+      },
     ]);
     return routes;
   }
@@ -207,12 +220,11 @@ export abstract class RouterBase {
     );
   }
 
-  private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass): OpenAPIRouteSchema {
+  private resolveSchema(compiled: CompiledRoute, EndpointClass: OpenAPIRouteClass, path: string): OpenAPIRouteSchema {
     const schema = { ...compiled.schema };
     if (!schema.operationId) {
-      if (!this.options.generateOperationIds) {
-        throw new Error(`Route ${compiled.label} has no operationId and generateOperationIds is off`);
-      }
+      // Worded as chanfana words it, naming the path as registered, so apps matching on it keep working.
+      if (!this.options.generateOperationIds) throw new Error(`Route ${path} doesn't have operationId set!`);
       schema.operationId = `${compiled.method}_${EndpointClass.name}`;
     }
     return schema;
@@ -225,8 +237,10 @@ export abstract class RouterBase {
     });
     if (outcome.response) return outcome.response;
     const { failure } = outcome;
-    // raiseOnError hands every error to the router; passthroughErrors only those thrown by handle().
-    if (this.options.raiseOnError || (this.options.passthroughErrors && !failure.duringValidation)) throw failure.error;
+    if (this.options.passthroughErrors) throw passedThrough(failure);
+    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana;
+    // a thrown non-Error (a string, null) is answered here, as Hono would not hand it to onError at all.
+    if (failure.error instanceof Error && !isFrameworkError(failure.error)) throw failure.error;
     if (failure.requestId !== undefined) {
       console.error(
         `[specroute] ${failure.exception.status} in ${compiled.label}, request id ${failure.requestId}:`,
@@ -390,6 +404,23 @@ export function joinPaths(prefix: string, path: string): string {
 
 function stripBase(path: string, base: string): string {
   return base && path.startsWith(base) ? path.slice(base.length) || "/" : path;
+}
+
+/** Whether specroute formats an error itself: its exceptions (by shape) and ZodErrors. */
+function isFrameworkError(error: unknown): boolean {
+  return isApiException(error) || isZodError(error);
+}
+
+/**
+ * What `passthroughErrors` throws: what was thrown, before `handleError`; a validation failure always as
+ * a MultiException, as chanfana throws it (an authentication failure stays as it is).
+ */
+function passedThrough(failure: Failure): unknown {
+  const { thrown } = failure;
+  const isMulti = Array.isArray((thrown as { errors?: unknown } | null)?.errors);
+  if (!failure.duringValidation || !isApiException(thrown) || isMulti) return thrown;
+  if (thrown.status === 401 || thrown.status === 403) return thrown;
+  return new MultiException([thrown]);
 }
 
 function yamlUrl(openapiUrl: string): string {

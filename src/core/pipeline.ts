@@ -25,6 +25,8 @@ export interface CompiledRoute {
 export interface Failure {
   /** The thrown value, as `handleError` left it. */
   error: unknown;
+  /** The thrown value before `handleError` saw it (what `passthroughErrors` hands to the router). */
+  thrown: unknown;
   /** The framework exception it maps to. */
   exception: ApiException;
   /** That exception rendered. */
@@ -76,6 +78,7 @@ export async function runEndpoint(route: CompiledRoute, args: unknown[], input: 
     return {
       failure: {
         error,
+        thrown,
         exception,
         response: renderException(exception, route.errorFormat, requestId),
         duringValidation: validating,

@@ -26,7 +26,7 @@ function issuePath(issue: $ZodIssue): Array<string | number> {
 }
 
 /** Whether a thrown value is a ZodError (by shape, so any zod copy counts). */
-function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
+export function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
   return (
     typeof err === "object" &&
     err !== null &&

@@ -111,49 +111,67 @@ afterEach(() => {
   console.error = original;
 });
 
+/** Error objects that are not the framework's: the router's own error handling answers them. */
+const APP_ERRORS = new Set([
+  "error",
+  "typeError",
+  "aggregate",
+  "withCause",
+  "dbSyntaxError",
+  "dbConstraintError",
+  "dbRelationError",
+  // Awaiting handleError's result reads `then` on the proxy, whose trap throws an Error.
+  "hostile",
+]);
+
 for (const harness of harnesses) {
   for (const errorFormat of ["envelope", "problem"] as ErrorFormat[]) {
     describe(`${harness.name}, ${errorFormat} errors: nothing internal reaches a client`, () => {
-      const { router, request } = harness.make({ errorFormat });
+      const { router, request, caught } = harness.make({ errorFormat });
       router.get("/throw/:kind", Throws);
       router.get("/validate", ThrowsInValidation);
 
-      it.each(Object.keys(thrown))(
-        "answers a thrown %s with a generic 500 whose x-request-id names the log line",
-        async (kind) => {
-          const response = await request(`/throw/${kind}`);
-          const text = await response.text();
-          expect(text).not.toMatch(LEAK);
-          expect(response.status, text).toBe(kind === "badGatewayWithCause" ? 502 : 500);
-          const body = JSON.parse(text);
-          const message: string = errorFormat === "problem" ? body.detail : body.errors[0].message;
-          const id = response.headers.get("x-request-id");
-          expect(id).toMatch(/^[0-9a-f-]{36}$/);
-          // The message is chanfana's, exactly; the id travels in the header only.
-          expect(message).toBe(kind === "badGatewayWithCause" ? "Upstream failed" : "Internal Error");
-          // The server log keeps the detail, under the same id.
-          expect(logged).toHaveLength(1);
-          expect(String(logged[0]![0])).toContain(`request id ${id}`);
-        },
-      );
+      // Error objects that are not the framework's go to the router's own handler, as in chanfana.
+      const rendered = Object.keys(thrown).filter((kind) => !APP_ERRORS.has(kind));
 
-      it("treats an error thrown inside validation the same way", async () => {
-        const response = await request("/validate?q=x");
+      it.each(rendered)("answers a thrown %s with a generic 500 naming a logged request id", async (kind) => {
+        const response = await request(`/throw/${kind}`);
         const text = await response.text();
-        expect(response.status).toBe(500);
         expect(text).not.toMatch(LEAK);
-        expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-        expect(String(logged[0]![0])).toContain(`request id ${response.headers.get("x-request-id")}`);
+        expect(response.status, text).toBe(kind === "badGatewayWithCause" ? 502 : 500);
+        const body = JSON.parse(text);
+        const message: string = errorFormat === "problem" ? body.detail : body.errors[0].message;
+        const id = response.headers.get("x-request-id");
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        // The message is chanfana's, exactly; the id travels in the header only.
+        expect(message).toBe(kind === "badGatewayWithCause" ? "Upstream failed" : "Internal Error");
+        // The server log keeps the detail, under the same id.
         expect(logged).toHaveLength(1);
+        expect(String(logged[0]![0])).toContain(`request id ${id}`);
+      });
+
+      it.each([...APP_ERRORS])("hands a thrown %s to the router's own handler, unrendered", async (kind) => {
+        caught.length = 0;
+        const response = await request(`/throw/${kind}`);
+        expect(await response.text()).toBe("router 500");
+        expect(caught).toHaveLength(1);
+        expect(caught[0]).toBeInstanceOf(Error);
+      });
+
+      it("hands an Error thrown inside validation to the router's own handler the same way", async () => {
+        caught.length = 0;
+        const response = await request("/validate?q=x");
+        expect(await response.text()).toBe("router 500");
+        expect(String(caught[0])).toContain("refinement");
       });
 
       it("uses the client's x-request-id when it is a plain token, and a fresh one otherwise", async () => {
-        const taken = await request("/throw/error", { headers: { "x-request-id": "edge-7f3a.9:b_2" } });
+        const taken = await request("/throw/internal", { headers: { "x-request-id": "edge-7f3a.9:b_2" } });
         expect(taken.headers.get("x-request-id")).toBe("edge-7f3a.9:b_2");
         expect(await taken.text()).not.toContain("edge-7f3a");
         expect(String(logged[0]![0])).toContain("request id edge-7f3a.9:b_2");
         for (const unsafe of ["<script>alert(1)</script>", "a b", "x".repeat(200), "-leading", 'quote"d', "é"]) {
-          const response = await request("/throw/error", { headers: { "x-request-id": unsafe } });
+          const response = await request("/throw/internal", { headers: { "x-request-id": unsafe } });
           const id = response.headers.get("x-request-id")!;
           expect(id, unsafe).toMatch(/^[0-9a-f-]{36}$/);
           expect(await response.text()).not.toContain(unsafe);
@@ -161,7 +179,7 @@ for (const harness of harnesses) {
       });
 
       it("gives concurrent failures distinct ids, each logged once", async () => {
-        const responses = await Promise.all(Array.from({ length: 50 }, () => request("/throw/typeError")));
+        const responses = await Promise.all(Array.from({ length: 50 }, () => request("/throw/internal")));
         const ids = responses.map((response) => response.headers.get("x-request-id"));
         expect(new Set(ids).size).toBe(50);
         expect(logged.map((args) => String(args[0]).match(/request id (\S+):/)?.[1]).sort()).toEqual([...ids].sort());

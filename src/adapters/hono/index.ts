@@ -44,7 +44,7 @@ export type HonoOpenAPIRouterType<
     app: HonoOpenAPIRouterType<any, any, any> | Hono<any, any, any>,
   ): HonoOpenAPIRouterType<E, S, BasePath>;
   basePath(path: string): HonoOpenAPIRouterType<E, S, BasePath>;
-  /** The wrapped Hono app. */
+  /** The wrapped Hono app (with the `base` option: the app `basePath(base)` returned, which routes are registered on). */
   original: Hono<E, S, BasePath>;
   options: ResolvedRouterOptions;
   /** Components added here join the document (chanfana's way to declare security schemes). */
@@ -69,6 +69,9 @@ const loadHttpException = () => {
 
 /** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */
 export class HonoRouter extends RouterBase {
+  /** Whether `base` is settled: the app's own `basePath()` is read from the first route registered on it. */
+  private baseSettled = false;
+
   getRequest(args: unknown[]): Request {
     return (args[0] as Context).req.raw;
   }
@@ -81,10 +84,30 @@ export class HonoRouter extends RouterBase {
     return (args[0] as Context).env;
   }
 
-  /** Failures reach Hono's `onError` as HTTPExceptions carrying the formatted response. */
+  /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */
   protected async deliverFailure(failure: Failure): Promise<Response> {
     const { HTTPException } = await loadHttpException();
     throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
+  }
+
+  /**
+   * Settles `base` from the route just registered on `app` (under `prefix`): Hono records the base path
+   * it applied on the public `app.routes`, which is how an app made with `basePath()` is recognised.
+   */
+  noteRegistration(app: Hono<any, any, any>, prefix = ""): void {
+    if (this.baseSettled) return;
+    this.baseSettled = true;
+    let applied = (app.routes.at(-1)?.basePath ?? "/").replace(/\/+$/, "");
+    if (prefix && applied.endsWith(prefix)) applied = applied.slice(0, -prefix.length);
+    const given = this.options.base;
+    if (given && applied !== given) {
+      const own = applied.endsWith(given) ? applied.slice(0, -given.length) : applied;
+      throw new Error(
+        `fromHono(): the Hono app already has basePath("${own}"), so the base option is no longer needed; ` +
+          `base "${given}" would prefix every route a second time. Remove the base option.`,
+      );
+    }
+    this.options.base = applied;
   }
 
   /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
@@ -98,17 +121,19 @@ export class HonoRouter extends RouterBase {
           await next();
         }),
       );
+      this.noteRegistration(app);
     }
   }
 }
 
 /**
  * Wraps a Hono app so endpoint classes can be registered on it; the app keeps working as before.
+ * Routes and docs are served under the app's `basePath()`, or under the `base` option (not both).
  *
  * @example
- * const app = new Hono();
+ * const app = new Hono().basePath("/api");
  * const openapi = fromHono(app, { schema: { info: { title: "Tasks", version: "1.0.0" } } });
- * openapi.get("/tasks/:id", GetTask);
+ * openapi.get("/tasks/:id", GetTask); // served and documented at /api/tasks/{id}, docs at /api/docs
  * export default app;
  */
 export function fromHono<M extends Hono<any, any, any>>(
@@ -116,9 +141,11 @@ export function fromHono<M extends Hono<any, any, any>>(
   options?: RouterOptions,
 ): M extends Hono<infer E, infer S, infer BP> ? HonoOpenAPIRouterType<E, S, BP> : never {
   void loadHttpException();
-  const core = new HonoRouter(options);
-  core.registerDocsRoutes(app);
-  return facade(core, app, "") as any;
+  // Errors always go to Hono's onError (chanfana fixes raiseOnError on for Hono).
+  const core = new HonoRouter({ ...options, raiseOnError: true });
+  const based = core.options.base ? app.basePath(core.options.base) : app;
+  core.registerDocsRoutes(based);
+  return facade(core, based, "") as any;
 }
 
 /** The object users hold: inherits the Hono app's own members and overrides registration. */
@@ -127,6 +154,7 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   const register = (method: string, path: string, handlers: unknown[], documented: boolean) => {
     const mapped = core.registerRoute(method, prefix + path, handlers, documented);
     app.on(method.toUpperCase(), path, ...(mapped as [any]));
+    core.noteRegistration(app, prefix);
     return wrapper;
   };
   for (const method of DOCUMENTED_METHODS) {
@@ -134,6 +162,7 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   }
   wrapper.all = (path: string, ...handlers: unknown[]) => {
     app.all(path, ...(core.registerRoute("all", prefix + path, handlers, false) as [any]));
+    core.noteRegistration(app, prefix);
     return wrapper;
   };
   wrapper.on = (methods: string | string[], path: string, ...handlers: unknown[]) => {

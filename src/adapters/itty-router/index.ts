@@ -74,17 +74,36 @@ export class IttyRouter extends RouterBase {
     return args[1] as Record<string, unknown> | undefined;
   }
 
-  /** itty-router has no error hook of its own to feed, so failures are answered directly. */
+  /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */
   protected deliverFailure(failure: Failure): Response {
     return failure.response;
   }
 
-  /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
+  /**
+   * Registers the docs routes; a mount leaves them out, so they never answer for a parent. As in
+   * chanfana, `base` prefixes the document (and the pages' files) but not the pages; when the router
+   * was made with that same `base` itself, the document is not prefixed twice.
+   */
   registerDocsRoutes(router: IttyLike): void {
+    const { base, docs_url, redoc_url, scalar_url } = this.options;
+    const pages = new Set([docs_url, redoc_url, scalar_url]);
     for (const [path, handler] of this.docsRoutes()) {
+      if (!base || pages.has(path)) {
+        router.get(
+          path,
+          asDocsRoute((...args: unknown[]) => handler(args)),
+        );
+        continue;
+      }
+      const linked = joinPaths(base, path);
+      router.get(
+        linked,
+        asDocsRoute((...args: unknown[]) => handler(args)),
+      );
+      // itty-router prefixes its own base: this copy answers only where it lands on the linked URL.
       router.get(
         path,
-        asDocsRoute((...args: unknown[]) => handler(args)),
+        asDocsRoute((...args: unknown[]) => (matchedRoute(args[0]) === linked ? handler(args) : undefined)),
       );
     }
   }
@@ -99,7 +118,8 @@ export class IttyRouter extends RouterBase {
  * export default { fetch: router.fetch };
  */
 export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOptions): IttyOpenAPIRouterType<R> {
-  const core = new IttyRouter(options);
+  // raiseOnError is off whatever is passed, as chanfana strips it: framework errors are answered here.
+  const core = new IttyRouter({ ...options, raiseOnError: false });
   core.registerDocsRoutes(router);
   const wrapper = Object.create(router) as any;
   const register = (method: string, path: string, handlers: unknown[], documented: boolean) => {
@@ -180,6 +200,12 @@ interface Registration {
   method: string;
   path: string;
   handlers: RouterHandler[];
+}
+
+/** The registered path itty-router matched for a request (its base included), or its pathname. */
+function matchedRoute(request: unknown): string {
+  const { route, url } = request as { route?: unknown; url: string };
+  return typeof route === "string" ? route : new URL(url).pathname;
 }
 
 function decodeParam(value: string | undefined): string | undefined {
