@@ -35,6 +35,11 @@ export function toSqlDriver(value: unknown, where = "The database"): SqlDriver {
   throw new Error(`${where} is not a SQL driver or a D1 binding`);
 }
 
+/** The router's bindings (Workers `env`) for a request's handler arguments. */
+function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
+  return (endpoint.params?.router?.getBindings?.(args) as Record<string, any> | undefined) ?? {};
+}
+
 /** `driver`, with each statement sent to `logger.debug` first (as chanfana's D1 endpoints log their SQL). */
 function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDriver {
   return {
@@ -78,18 +83,14 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
     }
 
     /**
-     * The binding named by `dbName` from the environment (a D1 binding, or a SqlDriver); override it
-     * to choose the database per request, as in chanfana.
+     * The D1 binding named by `dbName` from the environment (ApiException when missing or not D1);
+     * override it to choose the database per request, as in chanfana.
      *
      * @example
      * getDBBinding() { return this.params.router.getBindings(this.args).REPLICA; }
      */
     getDBBinding(): D1DatabaseLike {
-      const getBindings = (args: any[]) => this.params?.router?.getBindings?.(args) ?? {};
-      const binding = getBindings(this.args)[this.dbName ?? ""];
-      // A SqlDriver placed in the environment is specroute's own; only D1 bindings get chanfana's check.
-      if (isDriver(binding)) return binding as unknown as D1DatabaseLike;
-      return getD1Binding(getBindings, this.args, this.dbName ?? "");
+      return getD1Binding((args) => environment(this, args), this.args, this.dbName ?? "");
     }
 
     /**
@@ -98,7 +99,11 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase) {
      */
     database(): SqlDriver {
       if (this.db) return toSqlDriver(this.db, "The endpoint's db");
-      if (this.dbName) return toSqlDriver(this.getDBBinding(), `Binding "${this.dbName}"`);
+      if (this.dbName) {
+        // A SqlDriver placed in the environment is specroute's own; anything else goes through getDBBinding().
+        const bound = environment(this, this.args)[this.dbName];
+        return isDriver(bound) ? bound : toSqlDriver(this.getDBBinding(), `Binding "${this.dbName}"`);
+      }
       const fromRouter = this.params?.router?.options?.db;
       if (fromRouter) return toSqlDriver(fromRouter, "The router's db option");
       throw new Error(`${this.constructor.name} has no database: set db, dbName, or the router's db option`);
