@@ -19,8 +19,13 @@ const MAX_IDENTIFIER_LENGTH = 128;
 /** Operators the helpers turn into conditions; LIKE needs the search columns, so it is the list endpoint's. */
 const HELPER_OPERATORS = new Set(["EQ", "NE", "GT", "GTE", "LT", "LTE", "IN"]);
 
-// Identifiers reaching it passed validateSqlIdentifier, so they need no quotes: the text stays as chanfana writes it.
-const d1TextDialect: Dialect = { ...sqliteDialect, quote: (identifier) => identifier, placeholder: (n) => `?${n}` };
+/** SQLite written as chanfana's helpers write it: bare identifiers (already validated) and `?N` placeholders. */
+function d1Text(): Dialect {
+  return { ...sqliteDialect, quote: (identifier) => identifier, placeholder: (n) => `?${n}` };
+}
+
+// Built by a pure call so an app that never uses the helpers leaves the SQL layer out of its bundle.
+const d1TextDialect = /* @__PURE__ */ d1Text();
 
 /** Conditions and their bound values, as the D1 helpers build them. */
 export interface SafeFilters {
