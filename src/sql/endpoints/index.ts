@@ -83,7 +83,7 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* 
         offset: Math.min((page - 1) * per_page, Number.MAX_SAFE_INTEGER),
       }),
     );
-    return { result: page$.rows, result_info: { total_count: page$.totalCount } };
+    return { result: page$.rows, result_info: { page, per_page, total_count: page$.totalCount } };
   }
 }
 
