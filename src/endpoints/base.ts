@@ -15,14 +15,17 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** The model this endpoint serves, and how. */
   declare _meta: Meta;
 
-  /** Set at registration by `getSchema()`; requests inherit it from the registered instance. */
-  derivedSchema: OpenAPIRouteSchema | undefined;
-  /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
-  pathKeys: string[] = [];
+  /** @internal The path keys, resolved once by `prepareRoute()`; requests inherit them from the registered instance. */
+  preparedPathKeys: string[] | undefined = undefined;
 
   /** The Meta with its defaults filled in. */
   get meta(): ResolvedMeta {
     return resolveMeta(this._meta);
+  }
+
+  /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
+  get pathKeys(): string[] {
+    return this.preparedPathKeys ?? resolvePathKeys(this.meta, this.identifiesObject, this.params);
   }
 
   /** The request and responses this kind of endpoint derives from the Meta. */
@@ -31,13 +34,16 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** Whether the path identifies one object (its keys must be the primary keys) or a collection. */
   abstract readonly identifiesObject: boolean;
 
+  /** Checks the Meta against the path once at registration and keeps the path keys requests read. */
+  override prepareRoute(): void {
+    super.prepareRoute();
+    this.preparedPathKeys = resolvePathKeys(this.meta, this.identifiesObject, this.params);
+  }
+
+  /** Derives the schema from the Meta, with the user's own `schema` laid over it; no side effects. */
   override getSchema(): OpenAPIRouteSchema {
-    if (!this.derivedSchema) {
-      const meta = this.meta;
-      this.pathKeys = resolvePathKeys(meta, this.identifiesObject, this.params);
-      this.derivedSchema = mergeSchema(this.deriveSchema(meta), this.schema, meta.tags);
-    }
-    return this.derivedSchema;
+    const meta = this.meta;
+    return mergeSchema(this.deriveSchema(meta), this.schema, meta.tags);
   }
 
   /**

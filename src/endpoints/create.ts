@@ -14,7 +14,7 @@ import { omitFields } from "./schema-helpers";
  *   async create(data: Task) { return db.insert(data); }
  * }
  */
-export abstract class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = false;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
@@ -34,8 +34,10 @@ export abstract class CreateEndpoint<HandleArgs extends Array<object> = any> ext
     return data;
   }
 
-  /** Stores the object and returns it as stored. */
-  abstract create(data: any): Promise<object>;
+  /** Stores the object and returns it as stored; by default stores nothing and returns `data`. */
+  async create(data: any): Promise<object> {
+    return data;
+  }
 
   async after(data: any): Promise<any> {
     return data;

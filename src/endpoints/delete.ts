@@ -9,22 +9,26 @@ import type { Filters } from "./types";
  * @example
  * openapi.delete("/tasks/:id", DeleteTask);
  */
-export abstract class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+export class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
   deriveSchema(): OpenAPIRouteSchema {
     return this.describeEndpoint({ status: "200", description: "The deleted object" });
   }
 
-  /** The stored object the filters identify, or null (answered 404). */
-  abstract getObject(filters: Filters): Promise<object | null>;
+  /** The stored object the filters identify, or null (answered 404); by default null. */
+  async getObject(_filters: Filters): Promise<object | null> {
+    return null;
+  }
 
   async before(_oldObj: any, filters: Filters): Promise<Filters> {
     return filters;
   }
 
-  /** Deletes the object and returns it, or null if it was already gone (answered 404). */
-  abstract delete(oldObj: any, filters: Filters): Promise<object | null>;
+  /** Deletes the object and returns it, or null if it was already gone (answered 404); by default null. */
+  async delete(_oldObj: any, _filters: Filters): Promise<object | null> {
+    return null;
+  }
 
   async after(data: any): Promise<any> {
     return data;

@@ -2,7 +2,7 @@ export { ModelEndpoint } from "./base";
 export { CreateEndpoint } from "./create";
 export { DeleteEndpoint } from "./delete";
 export { DEFAULT_PER_PAGE, type FilterOperatorName, ListEndpoint, MAX_PER_PAGE } from "./list";
-export { type ResolvedMeta, resolveMeta } from "./meta";
+export { MetaGenerator, metaSchemaProps, type ResolvedMeta, resolveMeta } from "./meta";
 export { ReadEndpoint } from "./read";
 export type {
   FilterCondition,
@@ -11,11 +11,15 @@ export type {
   ListFilters,
   ListOptions,
   ListResult,
+  Logger,
   Meta,
   MetaInput,
   Model,
+  ModelComplete,
   O,
+  OrderByDirection,
   SerializerContext,
+  UpdatedData,
   UpdateFilters,
 } from "./types";
 export { UpdateEndpoint } from "./update";

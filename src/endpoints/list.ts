@@ -3,7 +3,7 @@ import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint } from "./base";
 import type { ResolvedMeta } from "./meta";
 import { bareField } from "./schema-helpers";
-import type { FilterCondition, FilterOperator, ListFilters, ListOptions, ListResult } from "./types";
+import type { FilterCondition, FilterOperator, ListFilters, ListOptions, ListResult, OrderByDirection } from "./types";
 
 /** Opt-in comparison operators a list filter can offer, as `field__gt=…` query parameters. */
 export type FilterOperatorName = "gt" | "gte" | "lt" | "lte" | "in" | "ne";
@@ -43,7 +43,7 @@ export const MAX_PER_PAGE = 100;
  *   async list(filters: ListFilters) { return { result: await db.find(filters) }; }
  * }
  */
-export abstract class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   /** Fields with an exact-match query parameter of the same name. */
   filterFields: string[] = [];
   /** Extra comparisons per field, offered as `<field>__<op>` query parameters. */
@@ -53,18 +53,37 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
   searchFieldName = "search";
   orderByFields: string[] = [];
   defaultOrderBy?: string;
-  defaultOrderByDirection: "asc" | "desc" = "asc";
+  defaultOrderByDirection: OrderByDirection = "asc";
+  /** Query parameter names of the four options; `filters.options` is keyed by the names in force. */
   pageFieldName = "page";
   perPageFieldName = "per_page";
   orderByFieldName = "order_by";
   orderByDirectionFieldName = "order_by_direction";
+  /** Largest page size served: a larger `per_page` is cut to it; above 100 it also raises the accepted maximum. */
+  maxPerPage = MAX_PER_PAGE;
 
-  /** Query parameters that are filters, compiled at registration. */
-  filterParameters: FilterParameter[] = [];
+  /** @internal Query parameters that are filters, compiled once by `prepareRoute()`. */
+  preparedFilterParameters: FilterParameter[] | undefined = undefined;
 
   readonly identifiesObject = false;
 
+  /** The four option parameter names in force (never filters). */
+  get optionFields(): string[] {
+    return [this.pageFieldName, this.perPageFieldName, this.orderByFieldName, this.orderByDirectionFieldName];
+  }
+
+  /** Query parameters that are filters. */
+  get filterParameters(): FilterParameter[] {
+    return this.preparedFilterParameters ?? compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+  }
+
+  override prepareRoute(): void {
+    super.prepareRoute();
+    this.preparedFilterParameters = compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+  }
+
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+    const perPageLimit = Math.max(MAX_PER_PAGE, this.maxPerPage);
     const shape: Record<string, z.ZodType> = {};
     const add = (key: string, schema: z.ZodType) => {
       if (key in shape) throw new Error(`List query parameter "${key}" is declared twice: rename a field option`);
@@ -77,11 +96,10 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
         .number()
         .int()
         .min(1)
-        .max(MAX_PER_PAGE)
+        .max(perPageLimit)
         .default(DEFAULT_PER_PAGE)
-        .describe(`Objects per page, at most ${MAX_PER_PAGE}`),
+        .describe(`Objects per page, at most ${Math.min(perPageLimit, this.maxPerPage)}`),
     );
-    this.filterParameters = compileFilterParameters(meta, this.filterFields, this.filterOperators);
     for (const { key, field, operator } of this.filterParameters) {
       const member = bareField(meta.columns.shape[field]!);
       add(key, (operator === "IN" ? z.array(member) : member).optional().describe(filterDescription(field, operator)));
@@ -122,7 +140,10 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
     });
   }
 
-  /** Path keys, filters, operators and search as conditions; pagination and ordering as options. */
+  /**
+   * Path keys, filters, operators and search as conditions; pagination and ordering as options,
+   * keyed by the parameter names in force, with the page size cut to `maxPerPage`.
+   */
   override async getFilters(): Promise<ListFilters> {
     const { query } = (await this.getValidatedData()) as { query: Record<string, any> };
     const filters: FilterCondition[] = await this.pathFilters();
@@ -133,11 +154,10 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
     if (this.searchFields.length > 0 && term !== undefined) {
       filters.push({ field: this.searchFieldName, operator: "LIKE", value: term });
     }
-    const options: ListOptions = { page: query[this.pageFieldName], per_page: query[this.perPageFieldName] };
-    if (query[this.orderByFieldName] !== undefined) {
-      options.order_by = query[this.orderByFieldName];
-      options.order_by_direction = query[this.orderByDirectionFieldName];
-    }
+    const options: ListOptions = {};
+    for (const name of this.optionFields) if (query[name] !== undefined) options[name] = query[name];
+    const perPage = options[this.perPageFieldName];
+    if (typeof perPage === "number") options[this.perPageFieldName] = Math.min(perPage, this.maxPerPage);
     return { filters, options };
   }
 
@@ -145,8 +165,10 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
     return filters;
   }
 
-  /** One page of objects matching the filters. */
-  abstract list(filters: ListFilters): Promise<ListResult<object>>;
+  /** One page of objects matching the filters; by default none. */
+  async list(_filters: ListFilters): Promise<ListResult<object>> {
+    return { result: [] };
+  }
 
   async after(data: ListResult<object>): Promise<ListResult<object>> {
     return data;
@@ -157,7 +179,8 @@ export abstract class ListEndpoint<HandleArgs extends Array<object> = any> exten
     const listed = await this.after(await this.list(filters));
     const context = { filters: filters.filters, options: filters.options };
     const result = listed.result.map((obj) => this.serialize(obj, context));
-    const { page, per_page } = filters.options;
+    const page = filters.options[this.pageFieldName];
+    const per_page = filters.options[this.perPageFieldName];
     return this.success(result, 200, {
       result_info: { count: result.length, page, per_page, ...listed.result_info },
     });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Meta, Model, SerializerContext } from "./types";
+import type { Meta, Model, ModelComplete, SerializerContext } from "./types";
 
 /** A Meta with every default filled in, as the endpoints read it. */
 export interface ResolvedMeta {
@@ -39,4 +39,36 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
     resolved.set(meta, result);
   }
   return result;
+}
+
+/**
+ * A Meta with its defaults filled in, in chanfana's shape: `fields` defaults to the model's schema,
+ * the serializer to identity, `serializerSchema` to the schema, `pathParameters` to null.
+ *
+ * @example
+ * MetaGenerator({ model: TaskModel }).model.serializerSchema === TaskModel.schema // true
+ */
+export function MetaGenerator(meta: Meta): {
+  fields: z.ZodObject;
+  model: ModelComplete;
+  pathParameters: string[] | null;
+  tags: string[] | undefined;
+} {
+  return {
+    fields: meta.fields ?? meta.model.schema,
+    model: { serializer: (obj: any) => obj, serializerSchema: meta.model.schema, ...meta.model } as ModelComplete,
+    pathParameters: meta.pathParameters ?? null,
+    tags: meta.tags,
+  };
+}
+
+/**
+ * The schema members an auto endpoint takes from its Meta: `tags`, when there is at least one
+ * (an empty list documents no tags).
+ *
+ * @example
+ * metaSchemaProps({ model, tags: ["Tasks"] }) // { tags: ["Tasks"] }
+ */
+export function metaSchemaProps(meta: Meta): { tags?: string[] } {
+  return meta.tags?.length ? { tags: meta.tags } : {};
 }

@@ -12,7 +12,7 @@ import type { Filters } from "./types";
  *   async fetch(filters: Filters) { return db.get(filters.filters[0].value); }
  * }
  */
-export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+export class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
   deriveSchema(): OpenAPIRouteSchema {
@@ -23,8 +23,10 @@ export abstract class ReadEndpoint<HandleArgs extends Array<object> = any> exten
     return filters;
   }
 
-  /** The object the filters identify, or null. */
-  abstract fetch(filters: Filters): Promise<object | null>;
+  /** The object the filters identify, or null (answered 404); by default null. */
+  async fetch(_filters: Filters): Promise<object | null> {
+    return null;
+  }
 
   async after(data: any): Promise<any> {
     return data;

@@ -57,7 +57,8 @@ export function mergeSchema(
     request: { ...derived.request, ...user?.request },
     responses: { ...derived.responses, ...user?.responses },
   };
-  const tags = user?.tags ?? metaTags;
+  // An empty `_meta.tags` documents no tags, as chanfana's metaSchemaProps does.
+  const tags = user?.tags ?? (metaTags?.length ? metaTags : undefined);
   if (tags) merged.tags = tags;
   return merged;
 }

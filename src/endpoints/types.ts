@@ -15,12 +15,22 @@ export interface Filters {
   filters: FilterCondition[];
 }
 
-/** Pagination and ordering of a list request. */
+/** A sort direction. */
+export type OrderByDirection = "asc" | "desc";
+
+/**
+ * Pagination and ordering of a list request, keyed by the query parameter names in force
+ * (`options.p` when `pageFieldName = "p"`); the default names are typed.
+ *
+ * @example
+ * const page = Number(filters.options[this.pageFieldName] ?? 1);
+ */
 export interface ListOptions {
-  page: number;
-  per_page: number;
+  page?: number;
+  per_page?: number;
   order_by?: string;
-  order_by_direction?: "asc" | "desc";
+  order_by_direction?: OrderByDirection;
+  [key: string]: unknown;
 }
 
 export interface ListFilters extends Filters {
@@ -29,7 +39,12 @@ export interface ListFilters extends Filters {
 
 export interface UpdateFilters extends Filters {
   /** Only the fields the client sent, validated. */
-  updatedData: Record<string, unknown>;
+  updatedData: Record<string, any>;
+}
+
+/** What `getUpdatedData()` returns: the fields to write. */
+export interface UpdatedData {
+  updatedData: Record<string, any>;
 }
 
 /** What `list()` returns; `result_info.total_count` is filled by implementations that can count. */
@@ -42,7 +57,7 @@ export interface ListResult<T> {
 export interface SerializerContext {
   filters: FilterCondition[];
   /** Pagination and ordering (List); empty for Read. */
-  options?: Partial<ListOptions>;
+  options?: ListOptions;
 }
 
 /** A data model: its table, schema and primary keys. */
@@ -62,6 +77,25 @@ export interface Meta<S extends z.ZodObject = z.ZodObject> {
   /** URL parameter names that identify the resource, in order; defaults to the model's primary keys. */
   pathParameters?: string[];
   tags?: string[];
+}
+
+/** A Model with its serializer and serializer schema filled in (what `MetaGenerator` gives). */
+export type ModelComplete = Model & Required<Pick<Model, "serializer" | "serializerSchema">>;
+
+/**
+ * Where D1 endpoints send their log lines (SQL at debug, successful writes at log, failures at error);
+ * `console` fits.
+ *
+ * @example
+ * class ListUsers extends D1ListEndpoint { logger = console; }
+ */
+export interface Logger {
+  log: (...args: any[]) => void;
+  info: (...args: any[]) => void;
+  warn: (...args: any[]) => void;
+  error: (...args: any[]) => void;
+  debug: (...args: any[]) => void;
+  trace: (...args: any[]) => void;
 }
 
 /** Alias kept for chanfana 3 code that names the input type. */

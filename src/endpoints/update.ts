@@ -13,7 +13,7 @@ import type { UpdateFilters } from "./types";
  * @example
  * openapi.patch("/tasks/:id", UpdateTask);
  */
-export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
@@ -34,15 +34,19 @@ export abstract class UpdateEndpoint<HandleArgs extends Array<object> = any> ext
     return { filters: await this.pathFilters(), updatedData };
   }
 
-  /** The stored object the filters identify, or null (answered 404). */
-  abstract getObject(filters: UpdateFilters): Promise<object | null>;
+  /** The stored object the filters identify, or null (answered 404); by default null. */
+  async getObject(_filters: UpdateFilters): Promise<object | null> {
+    return null;
+  }
 
   async before(_oldObj: any, filters: UpdateFilters): Promise<UpdateFilters> {
     return filters;
   }
 
-  /** Applies `filters.updatedData` and returns the object as stored. */
-  abstract update(oldObj: any, filters: UpdateFilters): Promise<object>;
+  /** Applies `filters.updatedData` and returns the object as stored; by default writes nothing and returns `oldObj`. */
+  async update(oldObj: any, _filters: UpdateFilters): Promise<object> {
+    return oldObj;
+  }
 
   async after(data: any): Promise<any> {
     return data;

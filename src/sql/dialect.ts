@@ -4,6 +4,8 @@ export interface UniqueViolation {
   columns: string[];
   /** Index or constraint name, when the engine gave one; used to look the columns up. */
   index?: string;
+  /** What the engine's message says was violated, as written (SQLite: `users.email`); `constraintsMessages` keys. */
+  constraint?: string;
 }
 
 /** Which statements can hand back the written row themselves (`RETURNING`); the others are re-selected. */

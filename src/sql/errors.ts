@@ -31,9 +31,11 @@ export class DatabaseError extends Error {
 export class UniqueViolationError extends DatabaseError {
   override readonly code: string = "UNIQUE_VIOLATION";
 
+  /** `constraint`: what the engine's message names (SQLite: `users.email`), when it names something. */
   constructor(
     readonly columns: string[],
     cause: unknown,
+    readonly constraint?: string,
   ) {
     super(cause, "Unique constraint violated");
     this.name = "UniqueViolationError";

@@ -1,5 +1,20 @@
 export type { ColumnKind } from "./codec";
 export { columnKind, decodeValue, encodeValue } from "./codec";
+export {
+  buildOrderByClause,
+  buildPrimaryKeyFilters,
+  buildSafeFilters,
+  buildWhereClause,
+  freshException,
+  getD1Binding,
+  handleDbError,
+  type SafeFilters,
+  validateColumnName,
+  validateOrderByColumn,
+  validateOrderDirection,
+  validateSqlIdentifier,
+  validateTableName,
+} from "./d1-helpers";
 export type { Dialect, ReturningSupport, UniqueViolation } from "./dialect";
 export { containsPattern, LIKE_ESCAPE } from "./dialect";
 export { mariadbDialect, mysqlDialect, mysqlUniqueViolation } from "./dialects/mysql";
@@ -23,7 +38,13 @@ export {
   InvalidValueError,
   UniqueViolationError,
 } from "./errors";
-export { assertIdentifier, IDENTIFIER_PATTERN, parseTableName } from "./identifiers";
+export {
+  assertIdentifier,
+  IDENTIFIER_PATTERN,
+  type IdentifierProblem,
+  identifierProblem,
+  parseTableName,
+} from "./identifiers";
 export type { SearchClause } from "./statement";
 export type { ListPage, ListQuery, SqlRow, SqlTableOptions } from "./table";
 export { SqlTable, uniqueIndexColumns } from "./table";

@@ -15,7 +15,11 @@ export interface SearchClause {
 export class StatementBuilder {
   readonly params: unknown[] = [];
 
-  constructor(readonly dialect: Dialect) {}
+  /** `firstPosition`: the position of the first parameter, for conditions joined to a statement that binds others first. */
+  constructor(
+    readonly dialect: Dialect,
+    readonly firstPosition = 1,
+  ) {}
 
   /** Adds a parameter and returns its placeholder. */
   bind = (value: unknown): string => {
@@ -23,7 +27,7 @@ export class StatementBuilder {
     if (typeof value === "string" && value.includes("\0"))
       throw new InvalidValueError("Text values cannot contain NUL characters");
     this.params.push(value);
-    return this.dialect.placeholder(this.params.length);
+    return this.dialect.placeholder(this.firstPosition + this.params.length - 1);
   };
 
   /** Quotes an identifier the caller has already checked against the model. */
@@ -71,6 +75,16 @@ export class StatementBuilder {
 
   /** ` WHERE a AND b`, or nothing when there is no condition. */
   where(parts: string[]): string {
-    return parts.length > 0 ? ` WHERE ${parts.join(" AND ")}` : "";
+    return parts.length > 0 ? ` ${whereClause(parts)}` : "";
   }
+}
+
+/**
+ * `WHERE a AND b` for conditions built by a StatementBuilder, or "" when there is none.
+ *
+ * @example
+ * whereClause(["id = ?1", "org = ?2"]) // "WHERE id = ?1 AND org = ?2"
+ */
+export function whereClause(conditions: string[]): string {
+  return conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
 }

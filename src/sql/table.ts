@@ -305,7 +305,7 @@ export class SqlTable {
       // A dialect that cannot read the error leaves it a plain DatabaseError.
     }
     if (!violation) return new DatabaseError(error);
-    return new UniqueViolationError(await this.#uniqueColumns(driver, violation), error);
+    return new UniqueViolationError(await this.#uniqueColumns(driver, violation), error, violation.constraint);
   }
 
   /** Columns of a violated index: from the message, else the catalog, else naming conventions. */

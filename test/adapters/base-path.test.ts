@@ -64,7 +64,7 @@ describe("Hono: an app made with basePath()", () => {
     ]);
     expect(await (await app.request("/api/openapi.yaml")).text()).toContain("/api/tasks/{id}:");
     for (const page of ["/docs", "/redocs", "/scalar"]) {
-      expect(await (await app.request(`/api${page}`)).text(), page).toContain('"/api/openapi.json"');
+      expect(await (await app.request(`/api${page}`)).text(), page).toMatch(/["']\/api\/openapi\.json["']/);
     }
   });
 
@@ -80,7 +80,7 @@ describe("Hono: an app made with basePath()", () => {
     fromHono(app, { docsAssets: nodeDocsAssets("/assets", join(__dirname, "..", "..")) });
     expect(await (await app.request("/api/docs")).text()).toContain('src="/api/assets/swagger-ui-bundle.js"');
     expect((await app.request("/api/assets/swagger-ui-bundle.js")).status).toBe(200);
-    expect(await (await app.request("/api/assets/swagger-ui-init.js")).text()).toContain('"/api/openapi.json"');
+    expect(await (await app.request("/api/assets/swagger-ui-init.js")).text()).toMatch(/["']\/api\/openapi\.json["']/);
   });
 
   it("refuses a base option on top of it", () => {
@@ -156,7 +156,7 @@ describe("itty-router: the base option, as chanfana applies it", () => {
     ]);
     expect((await ittyFetch(router, "/api/openapi.yaml")).status).toBe(200);
     expect((await ittyFetch(router, "/openapi.json")).status).toBe(404);
-    expect(await (await ittyFetch(router, "/docs")).text()).toContain('"/api/openapi.json"');
+    expect(await (await ittyFetch(router, "/docs")).text()).toMatch(/["']\/api\/openapi\.json["']/);
     expect(router.options.base).toBe("/api");
   });
 
@@ -164,7 +164,7 @@ describe("itty-router: the base option, as chanfana applies it", () => {
     const router = fromIttyRouter(Router({ base: "/api" }), { base: "/api" });
     router.get("/tasks/:id", GetTask);
     expect((await ittyFetch(router, "/api/tasks/2")).status).toBe(200);
-    expect(await (await ittyFetch(router, "/api/docs")).text()).toContain('"/api/openapi.json"');
+    expect(await (await ittyFetch(router, "/api/docs")).text()).toMatch(/["']\/api\/openapi\.json["']/);
     expect(Object.keys((await (await ittyFetch(router, "/api/openapi.json")).json()).paths)).toEqual([
       "/api/tasks/{id}",
     ]);
@@ -194,7 +194,7 @@ describe("Hono: the starter app over real HTTP (@hono/node-server on 127.0.0.1)"
     expect(await (await fetch(`${origin}/api/tasks/5`)).json()).toEqual({ id: 5 });
     const doc = await (await fetch(`${origin}/api/openapi.json`)).json();
     expect(Object.keys(doc.paths)).toEqual(["/api/tasks/{id}", "/api/tasks"]);
-    expect(await (await fetch(`${origin}/api/docs`)).text()).toContain('"/api/openapi.json"');
+    expect(await (await fetch(`${origin}/api/docs`)).text()).toMatch(/["']\/api\/openapi\.json["']/);
     for (const path of ["/tasks/5", "/openapi.json", "/docs"]) {
       expect((await fetch(`${origin}${path}`)).status, path).toBe(404);
     }

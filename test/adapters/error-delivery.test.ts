@@ -128,7 +128,8 @@ describe("Hono: errors reach onError as chanfana delivers them", () => {
       expect(response.status).toBe(500);
       const text = await response.text();
       expect(text).not.toContain("hunter2");
-      expect(text).toContain("req-42");
+      expect(JSON.parse(text).errors[0].message).toBe("Internal Error");
+      expect(response.headers.get("x-request-id")).toBe("req-42");
       expect(seen[0]).toBeInstanceOf(HTTPException);
       expect(String(logged[0]?.[0])).toContain("req-42");
     } finally {

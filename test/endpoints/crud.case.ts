@@ -135,6 +135,15 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
     }
   }
 
+  /** The same list under chanfana-style renamed option parameters, with a smaller page limit. */
+  class ListTasksRenamed extends ListTasks {
+    pageFieldName = "p";
+    perPageFieldName = "limit";
+    orderByFieldName = "sort";
+    orderByDirectionFieldName = "direction";
+    maxPerPage = 3;
+  }
+
   /** Serializer: hides the budget, upper-cases the name and echoes the context it was given. */
   const serializedMeta = {
     ...projectMeta,
@@ -178,6 +187,9 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
   tasks.patch("/:id", UpdateTask);
   tasks.delete("/:id", DeleteTask);
   router.route("/projects/:projectId/tasks", tasks);
+  const renamedTasks = harness.nested(backend.routerOptions);
+  renamedTasks.get("/", ListTasksRenamed);
+  router.route("/projects/:projectId/renamed-tasks", renamedTasks);
 
   router.post("/serialized", CreateSerialized);
   router.get("/serialized", ListSerialized);
@@ -410,6 +422,17 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
         const body = await list("?status=open&search=w&order_by=priority&order_by_direction=desc&per_page=1&page=2");
         expect(ids(body)).toEqual([4]);
         expect(body.result_info).toMatchObject({ count: 1, page: 2, per_page: 1, total_count: 2 });
+      });
+
+      it("pages and orders under renamed option parameters, cutting the page size to maxPerPage", async () => {
+        const renamed = async (query: string) => json(await app.request(`/projects/1/renamed-tasks${query}`));
+        const body = await renamed("?sort=priority&direction=desc&p=2&limit=2&status=open");
+        expect(ids(body)).toEqual([4]);
+        expect(body.result_info).toEqual({ count: 1, page: 2, per_page: 2, total_count: 3 });
+        const cut = await renamed("?limit=50");
+        expect(ids(cut)).toEqual([1, 2, 3]);
+        expect(cut.result_info).toEqual({ count: 3, page: 1, per_page: 3, total_count: 7 });
+        expect((await app.request("/projects/1/renamed-tasks?page=1")).status).toBe(400);
       });
 
       it("answers 400 for per_page over 100, page 0, an order_by outside the list, and a mistyped filter", async () => {

@@ -113,7 +113,12 @@ abstract class MemoryList extends ListEndpoint {
     let rows = [...store.table(this.meta.model.tableName).values()].filter((row) =>
       filters.filters.every((condition) => matches(row, condition, this.searchFields)),
     );
-    const { order_by, order_by_direction, page, per_page } = filters.options;
+    // Options are keyed by the parameter names in force (the suite may rename them).
+    const options = filters.options;
+    const order_by = options[this.orderByFieldName] as string | undefined;
+    const order_by_direction = options[this.orderByDirectionFieldName];
+    const page = Number(options[this.pageFieldName]);
+    const per_page = Number(options[this.perPageFieldName]);
     const keys = [...(order_by ? [order_by] : []), ...this.meta.model.primaryKeys];
     const sign = order_by_direction === "desc" ? -1 : 1;
     rows = rows.sort((a, b) => {

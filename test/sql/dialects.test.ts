@@ -17,15 +17,19 @@ import {
 describe("unique violation parsing", () => {
   it("reads D1's wrapped SQLite message, with or without a cause", () => {
     const wrapped = new Error("D1_ERROR: UNIQUE constraint failed: users.org, users.email: SQLITE_CONSTRAINT");
-    expect(sqliteUniqueViolation(wrapped)).toEqual({ columns: ["org", "email"] });
+    expect(sqliteUniqueViolation(wrapped)).toEqual({
+      columns: ["org", "email"],
+      constraint: "users.org, users.email",
+    });
     const withCause = new Error("D1_ERROR", { cause: new Error("UNIQUE constraint failed: users.email") });
-    expect(sqliteUniqueViolation(withCause)).toEqual({ columns: ["email"] });
+    expect(sqliteUniqueViolation(withCause)).toEqual({ columns: ["email"], constraint: "users.email" });
   });
 
   it("reports an expression index by name", () => {
     expect(sqliteUniqueViolation(new Error("UNIQUE constraint failed: index 'users_lower_email'"))).toEqual({
       columns: [],
       index: "users_lower_email",
+      constraint: "index 'users_lower_email'",
     });
   });
 

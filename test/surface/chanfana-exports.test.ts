@@ -29,38 +29,12 @@ function typeTestImports(): Set<string> {
   );
 }
 
-// Names other branches of issue #11 add (crud: D1/SQL helpers and CRUD types; route: jsonResp,
-// formatChanfanaError; adapters: validateBasePath). Each must leave this list once it is exported.
-const AWAITING_OTHER_BRANCHES = new Set([
-  "MetaGenerator",
-  "metaSchemaProps",
-  "buildOrderByClause",
-  "buildPrimaryKeyFilters",
-  "buildSafeFilters",
-  "buildWhereClause",
-  "getD1Binding",
-  "handleDbError",
-  "validateColumnName",
-  "validateOrderByColumn",
-  "validateOrderDirection",
-  "validateSqlIdentifier",
-  "validateTableName",
-  "jsonResp",
-  "formatChanfanaError",
-  "validateBasePath",
-  "Logger",
-  "ModelComplete",
-  "OrderByDirection",
-  "SafeFilters",
-  "UpdatedData",
-]);
-
 const runtimeExports = new Set(Object.keys(specroute));
 const rootSource = read("src/index.ts");
 const namedInRoot = (name: string) => new RegExp(`\\b${name}\\b`).test(rootSource);
 
 describe("specroute's package root covers chanfana 3.3's", () => {
-  const excused = new Set([...notProvided(), ...AWAITING_OTHER_BRANCHES]);
+  const excused = new Set(notProvided());
 
   it("exports every value chanfana exports (classes, functions), at runtime", () => {
     const missing = CHANFANA_VALUE_EXPORTS.filter((name) => !excused.has(name) && !runtimeExports.has(name));
@@ -78,11 +52,5 @@ describe("specroute's package root covers chanfana 3.3's", () => {
     const listed = notProvided();
     expect(listed.filter((name) => !chanfana.has(name))).toEqual([]);
     expect(listed.filter((name) => runtimeExports.has(name) || namedInRoot(name))).toEqual([]);
-  });
-
-  it("keeps no name waiting for another branch once the root exports it", () => {
-    const arrived = [...AWAITING_OTHER_BRANCHES].filter((name) => runtimeExports.has(name) || namedInRoot(name));
-    // For each: drop it from AWAITING_OTHER_BRANCHES; a type also joins test/types/chanfana-types.test-d.ts's import.
-    expect(arrived).toEqual([]);
   });
 });

@@ -20,9 +20,11 @@ import {
   type IttyRouterOpenAPIRouterType,
   type ListFilters,
   type ListResult,
+  type Logger,
   type Meta,
   type MetaInput,
   type Model,
+  type ModelComplete,
   type O,
   type OpenAPIHandler,
   type OpenAPIObjectConfig,
@@ -30,15 +32,18 @@ import {
   OpenAPIRoute,
   type OpenAPIRouterType,
   type OpenAPIRouteSchema,
+  type OrderByDirection,
   type RequestTypes,
   type ResponseConfig,
   type RouteOptions,
   type RouteParameter,
   type RouterOptions,
+  type SafeFilters,
   type SerializerContext,
   type SetOptional,
   type SetRequired,
   type Simplify,
+  type UpdatedData,
   type UpdateFilters,
   type ValidatedData,
   type ZodContentObject,
@@ -125,5 +130,10 @@ describe("chanfana's CRUD types", () => {
     expectTypeOf<Model>().not.toBeAny();
     expectTypeOf<O<Meta>>().not.toBeAny();
     expectTypeOf<SerializerContext>().not.toBeAny();
+    expectTypeOf<ModelComplete>().not.toBeAny();
+    expectTypeOf<UpdatedData>().toEqualTypeOf<{ updatedData: Record<string, any> }>();
+    expectTypeOf<OrderByDirection>().toEqualTypeOf<"asc" | "desc">();
+    expectTypeOf<SafeFilters["conditions"]>().toEqualTypeOf<string[]>();
+    expectTypeOf<Logger["warn"]>().toBeFunction();
   });
 });

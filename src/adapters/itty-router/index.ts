@@ -88,23 +88,16 @@ export class IttyRouter extends RouterBase {
     const { base, docs_url, redoc_url, scalar_url } = this.options;
     const pages = new Set([docs_url, redoc_url, scalar_url]);
     for (const [path, handler] of this.docsRoutes()) {
-      if (!base || pages.has(path)) {
-        router.get(
-          path,
-          asDocsRoute((...args: unknown[]) => handler(args)),
-        );
-        continue;
-      }
+      const serve = asDocsRoute((...args: unknown[]) => handler(args));
+      router.get(path, serve);
+      if (!base || pages.has(path)) continue;
+      // itty-router records each route's full path in its public `routes`: when its own base already
+      // puts this route at base + path, it is where the pages link it; otherwise register it there.
       const linked = joinPaths(base, path);
-      router.get(
-        linked,
-        asDocsRoute((...args: unknown[]) => handler(args)),
-      );
-      // itty-router prefixes its own base: this copy answers only where it lands on the linked URL.
-      router.get(
-        path,
-        asDocsRoute((...args: unknown[]) => (matchedRoute(args[0]) === linked ? handler(args) : undefined)),
-      );
+      const recorded = (router.routes.at(-1) as unknown[] | undefined)?.[3];
+      if (recorded === linked) continue;
+      router.routes.pop();
+      router.get(linked, serve);
     }
   }
 }
@@ -203,11 +196,6 @@ interface Registration {
 }
 
 /** The registered path itty-router matched for a request (its base included), or its pathname. */
-function matchedRoute(request: unknown): string {
-  const { route, url } = request as { route?: unknown; url: string };
-  return typeof route === "string" ? route : new URL(url).pathname;
-}
-
 function decodeParam(value: string | undefined): string | undefined {
   if (value === undefined || !value.includes("%")) return value;
   try {

@@ -13,8 +13,9 @@ export function sqliteUniqueViolation(error: unknown): UniqueViolation | null {
   for (const link of errorChain(error)) {
     const match = typeof link.message === "string" ? UNIQUE_FAILED.exec(link.message) : null;
     if (!match) continue;
-    if (match[1] !== undefined) return { columns: [], index: match[1] };
-    return { columns: match[2].split(", ").map((name) => name.slice(name.lastIndexOf(".") + 1)) };
+    const constraint = match[0].slice(match[0].indexOf(": ") + 2);
+    if (match[1] !== undefined) return { columns: [], index: match[1], constraint };
+    return { columns: match[2].split(", ").map((name) => name.slice(name.lastIndexOf(".") + 1)), constraint };
   }
   return null;
 }
@@ -34,8 +35,8 @@ export const sqliteDialect: Dialect = {
   // Plain `?` rather than `?NNN`: D1 and better-sqlite3 both bind anonymous placeholders positionally.
   placeholder: () => "?",
   containsInsensitive: (column, pattern) => `${column} LIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`,
-  // SQLite already sorts NULL first ascending and last descending.
-  orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
+  // SQLite already sorts NULL first ascending and last descending; lowercase as chanfana's D1 helpers write it.
+  orderBy: (column, direction) => `${column} ${direction === "desc" ? "desc" : "asc"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   uniqueViolation: sqliteUniqueViolation,
 };

@@ -1,9 +1,10 @@
 import { CreateEndpoint } from "../../endpoints/create";
 import { DeleteEndpoint } from "../../endpoints/delete";
-import { ListEndpoint } from "../../endpoints/list";
+import { DEFAULT_PER_PAGE, ListEndpoint } from "../../endpoints/list";
 import { ReadEndpoint } from "../../endpoints/read";
 import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
 import { UpdateEndpoint } from "../../endpoints/update";
+import { validateOrderDirection } from "../d1-helpers";
 import type { SqlRow } from "../table";
 import { SqlBacked } from "./sql-backed";
 
@@ -20,7 +21,7 @@ export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /
   CreateEndpoint,
 )<HandleArgs> {
   async create(data: Record<string, unknown>): Promise<SqlRow> {
-    return this.withTable((table, db) => table.insert(db, data));
+    return this.withTable((table, db) => table.insert(db, data), "create");
   }
 }
 
@@ -42,7 +43,7 @@ export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /
   }
 
   async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
-    const row = await this.withTable((table, db) => table.update(db, filters.filters, filters.updatedData));
+    const row = await this.withTable((table, db) => table.update(db, filters.filters, filters.updatedData), "update");
     return row ?? this.notFound();
   }
 }
@@ -56,7 +57,7 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /
   }
 
   async delete(_oldObj: unknown, filters: Filters): Promise<SqlRow | null> {
-    return this.withTable((table, db) => table.delete(db, filters.filters));
+    return this.withTable((table, db) => table.delete(db, filters.filters), "delete");
   }
 }
 
@@ -65,19 +66,24 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* 
   ListEndpoint,
 )<HandleArgs> {
   async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
-    const { page, per_page, order_by, order_by_direction } = filters.options;
+    // Options are keyed by the parameter names in force (chanfana's keys), so custom names work here too.
+    const { options } = filters;
+    const page = Number(options[this.pageFieldName] ?? 1);
+    const per_page = Math.min(Number(options[this.perPageFieldName] ?? DEFAULT_PER_PAGE), this.maxPerPage);
+    const order_by = options[this.orderByFieldName] as string | undefined;
+    const order_by_direction = validateOrderDirection(options[this.orderByDirectionFieldName] as string | undefined);
     const search = filters.filters.find((condition) => condition.operator === "LIKE");
     const page$ = await this.withTable((table, db) =>
       table.list(db, {
         filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),
         search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
-        orderBy: order_by ? { column: order_by, direction: order_by_direction ?? "asc" } : undefined,
+        orderBy: order_by ? { column: order_by, direction: order_by_direction } : undefined,
         limit: per_page,
         // A page far past any table (page=9007199254740991) is an empty page, not an unsafe offset.
         offset: Math.min((page - 1) * per_page, Number.MAX_SAFE_INTEGER),
       }),
     );
-    return { result: page$.rows, result_info: { total_count: page$.totalCount } };
+    return { result: page$.rows, result_info: { page, per_page, total_count: page$.totalCount } };
   }
 }
 

@@ -1,6 +1,7 @@
-import type { OpenAPIRouteSchema } from "../../core/schema-types";
 import type { ModelEndpoint } from "../../endpoints/base";
+import type { Logger } from "../../endpoints/types";
 import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
+import { freshException, getD1Binding } from "../d1-helpers";
 import type { SqlDriver } from "../driver";
 import { type D1DatabaseLike, d1Driver } from "../drivers/d1";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
@@ -41,11 +42,33 @@ export interface SqlBackedMembers {
   db?: SqlDriver;
   dbName?: string;
   constraintsMessages: Record<string, ApiException>;
+  logger?: Logger;
   sqlTable?: SqlTable;
+  getDBBinding(): D1DatabaseLike;
   database(): SqlDriver;
-  withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>): Promise<T>;
+  withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>, write?: string): Promise<T>;
 }
 type SqlBackedClass = abstract new (...args: any[]) => SqlBackedMembers;
+
+/** The router's bindings (Workers `env`) for a request's handler arguments. */
+function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
+  return (endpoint.params?.router?.getBindings?.(args) as Record<string, any> | undefined) ?? {};
+}
+
+/** `driver`, with each statement sent to `logger.debug` first (as chanfana's D1 endpoints log their SQL). */
+function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDriver {
+  return {
+    dialect: driver.dialect,
+    query(sql, params) {
+      logger.debug?.(`[${label}] SQL: ${sql}`, params);
+      return driver.query(sql, params);
+    },
+    execute(sql, params) {
+      logger.debug?.(`[${label}] SQL: ${sql}`, params);
+      return driver.execute(sql, params);
+    },
+  };
+}
 
 /**
  * Adds database access to an auto endpoint: the table (checked against the model at
@@ -57,18 +80,32 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     db?: SqlDriver;
     /** Name of the environment binding (Workers `env`) holding the database, e.g. a D1 binding. */
     dbName?: string;
-    /** Answers for UNIQUE violations keyed `"table.column"`; others answer 409 naming the column. */
+    /**
+     * Answers for UNIQUE violations keyed `"table.column"` (a fresh copy per request); others answer
+     * 409 naming the column.
+     */
     constraintsMessages: Record<string, ApiException> = {};
-    /** @internal The model's table, built at registration. */
+    /** Receives each statement (debug), each successful write (log) and each database failure (error). */
+    logger?: Logger;
+    /** @internal The model's table, built once by `prepareRoute()`. */
     sqlTable?: SqlTable;
 
-    override getSchema(): OpenAPIRouteSchema {
-      const schema = super.getSchema();
-      if (!this.sqlTable) {
-        const { model, columns } = this.meta;
-        this.sqlTable = new SqlTable(model, { fields: columns });
-      }
-      return schema;
+    /** Checks the model against SQL identifiers and builds its table once, at registration. */
+    override prepareRoute(): void {
+      super.prepareRoute();
+      const { model, columns } = this.meta;
+      this.sqlTable = new SqlTable(model, { fields: columns });
+    }
+
+    /**
+     * The D1 binding named by `dbName` from the environment (ApiException when missing or not D1);
+     * override it to choose the database per request, as in chanfana.
+     *
+     * @example
+     * getDBBinding() { return this.params.router.getBindings(this.args).REPLICA; }
+     */
+    getDBBinding(): D1DatabaseLike {
+      return getD1Binding((args) => environment(this, args), this.args, this.dbName ?? "");
     }
 
     /**
@@ -78,25 +115,49 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     database(): SqlDriver {
       if (this.db) return toSqlDriver(this.db, "The endpoint's db");
       if (this.dbName) {
-        const binding = this.params?.router?.getBindings?.(this.args)?.[this.dbName];
-        if (!binding) throw new Error(`No database binding named "${this.dbName}" in the environment`);
-        return toSqlDriver(binding, `Binding "${this.dbName}"`);
+        // A SqlDriver placed in the environment is specroute's own; anything else goes through getDBBinding().
+        const bound = environment(this, this.args)[this.dbName];
+        return isDriver(bound) ? bound : toSqlDriver(this.getDBBinding(), `Binding "${this.dbName}"`);
       }
       const fromRouter = this.params?.router?.options?.db;
       if (fromRouter) return toSqlDriver(fromRouter, "The router's db option");
       throw new Error(`${this.constructor.name} has no database: set db, dbName, or the router's db option`);
     }
 
-    /** @internal Runs one table operation, turning database errors into HTTP errors. */
-    async withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>): Promise<T> {
+    /**
+     * @internal Runs one table operation, turning database errors into HTTP errors; `write` names a
+     * write ("create", "update", "delete") to log on success and failure.
+     */
+    async withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>, write?: string): Promise<T> {
+      const { logger } = this;
+      const tableName = this.meta.model.tableName;
       try {
-        return await operation(this.sqlTable!, this.database());
+        const db = this.database();
+        const result = await operation(this.sqlTable!, logger ? loggingDriver(db, logger, this.constructor.name) : db);
+        if (logger && write) logger.log(`Successfully ${WRITE_LOG[write]} ${tableName}`);
+        return result;
       } catch (error) {
-        throw toHttpError(error, this.meta.model.tableName, this.constraintsMessages);
+        if (logger && !isApiException(error)) {
+          logger.error(`Database error during ${write ?? "query"} ${tableName}: ${causeMessage(error)}`);
+        }
+        throw toHttpError(error, tableName, this.constraintsMessages);
       }
     }
   }
   return SqlBackedEndpoint;
+}
+
+/** The success log lines of chanfana's D1 endpoints, by write. */
+const WRITE_LOG: Record<string, string> = {
+  create: "created record in",
+  update: "updated record in",
+  delete: "deleted record from",
+};
+
+/** The engine's message behind a wrapped database error, for the log only. */
+function causeMessage(error: unknown): string {
+  const cause = error instanceof DatabaseError ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** Database errors as HTTP errors: UNIQUE violations as configured or 409, anything else a safe 500. */
@@ -105,8 +166,9 @@ function toHttpError(error: unknown, tableName: string, constraintsMessages: Rec
   if (error instanceof InvalidValueError) return new InputValidationException(error.message);
   if (error instanceof UniqueViolationError) {
     const perColumn = error.columns.map((column) => `${tableName}.${column}`);
-    const configured = [perColumn.join(", "), ...perColumn].map((key) => constraintsMessages[key]).find(Boolean);
-    if (configured) return configured;
+    const keys = [perColumn.join(", "), ...perColumn, ...(error.constraint ? [error.constraint] : [])];
+    const configured = keys.map((key) => constraintsMessages[key]).find(Boolean);
+    if (configured) return freshException(configured);
     const named = error.columns.length > 0 ? error.columns.join(", ") : "unique value";
     return new ConflictException(`An object with this ${named} already exists`);
   }
