@@ -1,7 +1,9 @@
 import type { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
 import { decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
+import { keepBody, keepMultipart } from "./kept-body";
 import { readMultipart } from "./multipart";
+import { hasJsonMethodOnly } from "./request-like";
 import type { OpenAPIRouteSchema } from "./schema-types";
 import {
   acceptsUndefined,
@@ -117,13 +119,18 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
     case null:
       return { media, value: undefined };
     case "json": {
+      if (hasJsonMethodOnly(request)) return { media, value: await requestLikeJson(request) };
       const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null || bytes.byteLength === 0) return { media, value: undefined };
+      if (bytes === null) return { media, value: undefined };
+      keepBody(request, bytes, contentType);
+      if (bytes.byteLength === 0) return { media, value: undefined };
       return { media, value: parseJsonBody(decodeUtf8(bytes)) };
     }
     case "form": {
       const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null || bytes.byteLength === 0) return { media, form: undefined };
+      if (bytes === null) return { media, form: undefined };
+      keepBody(request, bytes, contentType);
+      if (bytes.byteLength === 0) return { media, form: undefined };
       return { media, form: groupForm(new URLSearchParams(decodeUtf8(bytes))) };
     }
     case "multipart": {
@@ -137,11 +144,28 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
           return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
         },
       });
-      if (entries === undefined) return { media, form: undefined };
+      if (entries === undefined) {
+        // An empty stream was still consumed; a request without one has nothing to give back.
+        if (request.body != null) keepBody(request, new Uint8Array(0), contentType);
+        return { media, form: undefined };
+      }
+      keepMultipart(request, entries, contentType!);
       const form: FormValues = new Map();
       for (const { name, value } of entries) group(form, name, value);
       return { media, form };
     }
+  }
+}
+
+/**
+ * The value of a request-like's own `json()` (chanfana-style tests pass `{ method, url, json }`); one
+ * that throws is a body that is not JSON, as for a real request.
+ */
+async function requestLikeJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch (err) {
+    throw new InputValidationException(`Request body is not valid JSON: ${(err as Error)?.message}`, ["body"]);
   }
 }
 
@@ -181,7 +205,7 @@ function wildcardMatches(declared: string, given: string): boolean {
 
 /** Whether the request has no body, reading at most `limit` bytes to find out. */
 async function isEmpty(request: Request, limit: number): Promise<boolean> {
-  if (request.body === null) return true;
+  if (request.body == null) return true;
   const declared = request.headers.get("content-length");
   if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
   const bytes = await readBodyBytes(request, limit);

@@ -38,7 +38,7 @@ export async function readMultipart(
   const boundary = boundaryOf(contentType);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);
-  if (request.body === null) return undefined;
+  if (request.body == null) return undefined;
   const parser = new MultipartParser(boundary, limits);
   const reader = request.body.getReader();
   let size = 0;
@@ -63,7 +63,7 @@ export async function readMultipart(
 }
 
 /** The `boundary` parameter of a multipart Content-Type. */
-function boundaryOf(contentType: string): string {
+export function boundaryOf(contentType: string): string {
   const match = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i.exec(contentType);
   const boundary = match?.[1] ?? match?.[2];
   if (!boundary) throw malformed('Content-Type multipart/form-data needs a "boundary" parameter of 1 to 70 characters');

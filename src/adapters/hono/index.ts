@@ -1,6 +1,7 @@
 import type { Context, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, Schema } from "hono/types";
 import type { Failure } from "../../core/pipeline";
+import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -63,7 +64,7 @@ const loadHttpException = () => {
 
 class HonoRouter extends RouterBase {
   getRequest(args: unknown[]): Request {
-    return (args[0] as Context).req.raw;
+    return requestOf((args[0] as Context).req.raw);
   }
 
   getUrlParams(args: unknown[]): Record<string, string | undefined> {

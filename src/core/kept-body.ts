@@ -1,0 +1,127 @@
+import { boundaryOf, type MultipartEntry } from "./multipart";
+
+/** What specroute read of a request's body: its bytes, or the parts of a streamed multipart body. */
+type KeptBody =
+  | { bytes: Uint8Array; contentType: string | null; parts?: undefined }
+  | { bytes?: undefined; contentType: string; parts: MultipartEntry[] };
+
+const KEPT = Symbol("specroute.keptBody");
+
+const encoder = new TextEncoder();
+// Request.text() replaces invalid sequences rather than failing, and so does this.
+const lenient = new TextDecoder("utf-8");
+
+function kept(request: Request): KeptBody {
+  return (request as unknown as Record<symbol, KeptBody>)[KEPT]!;
+}
+
+/** The body as one Blob: a multipart body is rebuilt around the parts' Files, never copying them. */
+function asBlob(body: KeptBody): Blob {
+  if (body.parts) return multipartBlob(body.parts, boundaryOf(body.contentType), body.contentType);
+  return new Blob([body.bytes as Uint8Array<ArrayBuffer>], { type: body.contentType ?? "" });
+}
+
+async function bytesOf(body: KeptBody): Promise<Uint8Array> {
+  return body.parts ? new Uint8Array(await asBlob(body).arrayBuffer()) : body.bytes;
+}
+
+/** The runtime's own parsing (its errors included), over the kept bytes and the request's Content-Type. */
+async function viaResponse(body: KeptBody): Promise<Response> {
+  const bytes = (await bytesOf(body)) as Uint8Array<ArrayBuffer>;
+  return new Response(bytes, body.contentType === null ? undefined : { headers: { "content-type": body.contentType } });
+}
+
+// Shared by every kept request (no closures per request); `this` is the request, as with the native methods.
+const METHODS: PropertyDescriptorMap = {
+  arrayBuffer: method(async function (this: Request) {
+    const body = kept(this);
+    if (body.parts) return asBlob(body).arrayBuffer();
+    // The bytes specroute holds are handed out, not copied: the same buffer on every call, as Hono's cache does.
+    const { bytes } = body;
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  }),
+  bytes: method(async function (this: Request) {
+    return new Uint8Array(await this.arrayBuffer());
+  }),
+  text: method(async function (this: Request) {
+    return lenient.decode(await bytesOf(kept(this)));
+  }),
+  json: method(async function (this: Request) {
+    return JSON.parse(await this.text());
+  }),
+  blob: method(async function (this: Request) {
+    return asBlob(kept(this));
+  }),
+  formData: method(async function (this: Request) {
+    const body = kept(this);
+    if (!body.parts) return (await viaResponse(body)).formData();
+    const form = new FormData();
+    for (const { name, value } of body.parts) if (value !== undefined) form.append(name, value);
+    return form;
+  }),
+  body: {
+    configurable: true,
+    get(this: Request) {
+      const body = kept(this);
+      if (body.parts) return asBlob(body).stream();
+      const { bytes } = body;
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    },
+  },
+  // Every body method answers again, so the body counts as unread.
+  bodyUsed: { configurable: true, get: () => false },
+};
+
+function method(fn: (this: Request) => Promise<unknown>): PropertyDescriptor {
+  return { configurable: true, writable: true, value: fn };
+}
+
+/**
+ * Makes a body specroute has read readable again: the request's body methods (`json`, `text`,
+ * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`) become own properties answering from `bytes`,
+ * lazily, so a handler that never reads the body pays for one property definition and no copy.
+ */
+export function keepBody(request: Request, bytes: Uint8Array, contentType: string | null): void {
+  install(request, { bytes, contentType });
+}
+
+/**
+ * The same for a streamed multipart body, whose raw bytes were never held: `formData()` gives the parts
+ * specroute kept (dropped undeclared files are absent), and the other methods a multipart body rebuilt
+ * from them with the request's own boundary, so its Content-Type still describes it.
+ */
+export function keepMultipart(request: Request, parts: MultipartEntry[], contentType: string): void {
+  install(request, { parts, contentType });
+}
+
+function install(request: Request, body: KeptBody): void {
+  Object.defineProperties(request, METHODS);
+  Object.defineProperty(request, KEPT, { configurable: true, value: body });
+}
+
+/** A multipart body of `parts` delimited by `boundary`; Files are referenced, not read. */
+function multipartBlob(parts: MultipartEntry[], boundary: string, contentType: string): Blob {
+  const chunks: BlobPart[] = [];
+  for (const { name, value } of parts) {
+    if (value === undefined) continue;
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"`;
+    if (typeof value === "string") {
+      chunks.push(encoder.encode(`${head}\r\n\r\n`), encoder.encode(value), "\r\n");
+    } else {
+      head += `; filename="${escapeName(value.name)}"\r\nContent-Type: ${value.type || "application/octet-stream"}`;
+      chunks.push(encoder.encode(`${head}\r\n\r\n`), value, "\r\n");
+    }
+  }
+  chunks.push(`--${boundary}--\r\n`);
+  return new Blob(chunks, { type: contentType });
+}
+
+/** Quotes, CR and LF in a name are percent-encoded, as browsers write them. */
+function escapeName(name: string): string {
+  return name.replace(/["\r\n]/g, (c) => (c === '"' ? "%22" : c === "\r" ? "%0D" : "%0A"));
+}
