@@ -242,6 +242,24 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   });
 });
 
+describe("itty-router's AutoRouter, whose handlers get a Proxy of the request", () => {
+  it("request.json() and request.formData() after validation", async () => {
+    const router = fromIttyRouter(AutoRouter());
+    router.post("/json", ReadJson);
+    router.post("/upload", ReadUpload);
+    const sent = { title: "proxied", done: true };
+    const json = await router.fetch(new Request("http://localhost/json?read=json,text", jsonBody(sent)));
+    expect((await json.json()).reads).toEqual([sent, JSON.stringify(sent)]);
+    const upload = await router.fetch(
+      new Request("http://localhost/upload?read=formData", { method: "POST", body: multipartBody() }),
+    );
+    expect((await upload.json()).reads[0]).toEqual([
+      ["title", "Grüße"],
+      ["file", FILE],
+    ]);
+  });
+});
+
 describe("a handler reads the body again over real HTTP (Hono on node-server)", () => {
   async function withServer(run: (port: number) => Promise<void>): Promise<void> {
     const app = new Hono();
