@@ -62,6 +62,23 @@ const METHODS: PropertyDescriptorMap = {
     for (const { name, value } of body.parts) if (value !== undefined) form.append(name, value);
     return form;
   }),
+  // The native clone() refuses a consumed body; this one shares the kept body (no copy) with a new Request.
+  clone: {
+    configurable: true,
+    writable: true,
+    value: function clone(this: Request & { cf?: unknown }) {
+      const init: RequestInit & { cf?: unknown } = {
+        method: this.method,
+        headers: this.headers,
+        redirect: this.redirect,
+        signal: this.signal,
+      };
+      if (this.cf !== undefined) init.cf = this.cf;
+      const copy = new Request(this.url, init);
+      install(copy, keptOf(this));
+      return copy;
+    },
+  },
   body: {
     configurable: true,
     get(this: Request) {
@@ -86,7 +103,7 @@ function method(fn: (this: Request) => Promise<unknown>): PropertyDescriptor {
 
 /**
  * Makes a body specroute has read readable again: the request's body methods (`json`, `text`,
- * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`) answer from `bytes`, lazily, through a prototype
+ * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`, `clone`) answer from `bytes`, lazily, through a prototype
  * inserted between the request and its own prototype, so a handler that never reads the body pays no copy and no decoding.
  */
 export function keepBody(request: Request, bytes: Uint8Array, contentType: string | null): void {

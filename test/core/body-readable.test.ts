@@ -16,7 +16,16 @@ import {
 } from "../../src";
 import { harnesses, jsonBody } from "../helpers";
 
-type Accessor = "json" | "text" | "arrayBuffer" | "formData" | "parseBody" | "rawJson" | "blob" | "stream";
+type Accessor =
+  | "json"
+  | "text"
+  | "arrayBuffer"
+  | "formData"
+  | "parseBody"
+  | "rawJson"
+  | "blob"
+  | "stream"
+  | "cloneText";
 
 /** What a handler sees when it reads the body itself, whichever router called it. */
 function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknown>>> {
@@ -32,6 +41,7 @@ function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknow
       rawJson: () => req.raw.json(),
       blob: async () => (await req.raw.blob()).text(),
       stream: () => new Response(req.raw.body).text(),
+      cloneText: () => req.raw.clone().text(),
     };
   }
   const request = first as Request;
@@ -42,6 +52,7 @@ function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknow
     formData: async () => formEntries(await request.formData()),
     blob: async () => (await request.blob()).text(),
     stream: () => new Response(request.body).text(),
+    cloneText: () => request.clone().text(),
   };
 }
 
@@ -105,8 +116,8 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   };
   const sent = { title: "Grüße ✓", done: true };
   const accessors: Accessor[] = hono
-    ? ["json", "text", "arrayBuffer", "rawJson", "blob", "stream"]
-    : ["json", "text", "arrayBuffer", "blob", "stream"];
+    ? ["json", "text", "arrayBuffer", "rawJson", "blob", "stream", "cloneText"]
+    : ["json", "text", "arrayBuffer", "blob", "stream", "cloneText"];
 
   it.each(accessors)("a JSON body through %s", async (accessor) => {
     const response = await make().request(`/json?read=${accessor}`, jsonBody(sent));

@@ -27,7 +27,8 @@ class IttyJson extends OpenAPIRoute {
   schema = { request: { body: Task }, responses: {} };
   async handle(request: Request) {
     await this.getValidatedData();
-    return { json: ((await request.json()) as { title: string }).title, text: await request.text() };
+    const json = ((await request.json()) as { title: string }).title;
+    return { json, text: await request.text(), clone: await request.clone().text() };
   }
 }
 

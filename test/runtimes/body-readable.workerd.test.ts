@@ -36,6 +36,11 @@ describe("inside workerd, a handler reads the body again after validation", () =
     expect(await response.json()).toMatchObject({ json: "on workerd", text: '{"title":"on workerd"}' });
   });
 
+  it("itty: request.clone() of a validated request still has the body", async () => {
+    const response = await send("/itty/json", json("cloned"));
+    expect((await response.json()).clone).toBe('{"title":"cloned"}');
+  });
+
   it("hono: c.req.parseBody() of a multipart body", async () => {
     const response = await send("/hono/upload", await upload());
     expect(await response.json()).toEqual({ title: "Grüße", file: "file text" });
