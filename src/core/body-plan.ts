@@ -3,7 +3,7 @@ import { InputValidationException, UnsupportedMediaTypeException } from "../erro
 import { decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
 import { keepBody, keepMultipart } from "./kept-body";
 import { readMultipart } from "./multipart";
-import { hasJsonMethodOnly } from "./request-like";
+import { isRequestLike } from "./request-like";
 import type { OpenAPIRouteSchema } from "./schema-types";
 import {
   acceptsUndefined,
@@ -105,6 +105,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
 export async function readBody(request: Request, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
   const contentType = request.headers.get("content-type");
   const media = selectMedia(plan, contentType);
+  if (isRequestLike(request)) return readRequestLike(request, media);
   if (!media) {
     if (!(await isEmpty(request, maxBodySize))) {
       throw new UnsupportedMediaTypeException(
@@ -119,7 +120,6 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
     case null:
       return { media, value: undefined };
     case "json": {
-      if (hasJsonMethodOnly(request)) return { media, value: await requestLikeJson(request) };
       const bytes = await readBodyBytes(request, maxBodySize);
       if (bytes === null) return { media, value: undefined };
       keepBody(request, bytes, contentType);
@@ -146,7 +146,7 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
       });
       if (entries === undefined) {
         // An empty stream was still consumed; a request without one has nothing to give back.
-        if (request.body != null) keepBody(request, new Uint8Array(0), contentType);
+        if (request.body !== null) keepBody(request, new Uint8Array(0), contentType);
         return { media, form: undefined };
       }
       keepMultipart(request, entries, contentType!);
@@ -158,12 +158,15 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
 }
 
 /**
- * The value of a request-like's own `json()` (chanfana-style tests pass `{ method, url, json }`); one
- * that throws is a body that is not JSON, as for a real request.
+ * A request-like object (chanfana-style tests pass `{ method, url, json }`) has no stream to read: its
+ * own `json()` gives a JSON body, and one that throws is a body that is not JSON, as for a real request.
  */
-async function requestLikeJson(request: Request): Promise<unknown> {
+async function readRequestLike(request: Request, media: MediaPlan | null): Promise<ReadBody> {
+  if (media === null || media.kind === null) return { media, value: undefined };
+  if (media.kind !== "json") return { media, form: undefined };
+  if (typeof request.json !== "function") return { media, value: undefined };
   try {
-    return await request.json();
+    return { media, value: await request.json() };
   } catch (err) {
     throw new InputValidationException(`Request body is not valid JSON: ${(err as Error)?.message}`, ["body"]);
   }
@@ -205,7 +208,7 @@ function wildcardMatches(declared: string, given: string): boolean {
 
 /** Whether the request has no body, reading at most `limit` bytes to find out. */
 async function isEmpty(request: Request, limit: number): Promise<boolean> {
-  if (request.body == null) return true;
+  if (request.body === null) return true;
   const declared = request.headers.get("content-length");
   if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
   const bytes = await readBodyBytes(request, limit);

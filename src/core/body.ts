@@ -11,17 +11,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
-  const length = Number(declared);
-  if (length > limit) throw bodyTooLarge(limit);
-  // null for a request without a body, undefined for a request-like object that has no stream at all.
-  if (request.body == null) return null;
-  // A declared length within the limit is held to by the HTTP layer, so the runtime's own
-  // (often much faster) reader can take the body whole; the size is still checked after.
-  if (declared !== null && Number.isSafeInteger(length) && length >= 0) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > limit) throw bodyTooLarge(limit);
-    return bytes;
+  if (declared !== null) {
+    const length = Number(declared);
+    if (length > limit) throw bodyTooLarge(limit);
+    // A declared length within the limit is held to by the HTTP layer, so the runtime's own
+    // (often much faster) reader can take the body whole; the size is still checked after.
+    // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
+    if (Number.isSafeInteger(length) && length >= 0) {
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      if (bytes.byteLength > limit) throw bodyTooLarge(limit);
+      return bytes;
+    }
   }
+  if (request.body === null) return null;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -121,6 +121,8 @@ export function keepMultipart(request: Request, parts: MultipartEntry[], content
 
 // One symbol property, then one prototype swap (in that order, the cheaper): far cheaper than own methods.
 function install(request: Request, body: KeptBody): void {
+  // A frozen request-like object cannot take it; its body simply stays read, as before.
+  if (!Object.isExtensible(request)) return;
   (request as unknown as Record<symbol, KeptBody>)[KEPT] = body;
   const prototype = Object.getPrototypeOf(request) as object;
   let keptPrototype = keptPrototypes.get(prototype);

@@ -38,7 +38,7 @@ export async function readMultipart(
   const boundary = boundaryOf(contentType);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);
-  if (request.body == null) return undefined;
+  if (request.body === null) return undefined;
   const parser = new MultipartParser(boundary, limits);
   const reader = request.body.getReader();
   let size = 0;

@@ -1,3 +1,6 @@
+// Request-like objects requestOf() wrapped; readBody() asks their own json() instead of reading a stream.
+const requestLikes = new WeakSet<object>();
+
 /**
  * The request as specroute reads it. A fetch `Request` is returned as it is; a request-like object
  * (chanfana-style tests pass `{ method, url, json }`) gets real `Headers` built from its `headers`
@@ -5,8 +8,15 @@
  */
 export function requestOf(value: unknown): Request {
   const request = value as Request;
-  if (typeof request.headers?.get === "function") return request;
-  return Object.create(request, { headers: { value: headersOf(request.headers) } }) as Request;
+  if (typeof request.headers?.get === "function" && typeof request.arrayBuffer === "function") return request;
+  const like = Object.create(request, { headers: { value: headersOf(request.headers) } }) as Request;
+  requestLikes.add(like);
+  return like;
+}
+
+/** Whether `requestOf()` found a request-like object rather than a fetch Request. */
+export function isRequestLike(request: Request): boolean {
+  return requestLikes.has(request);
 }
 
 /** Headers from whatever a request-like holds; a name or value no Headers accepts is left out, never a 500. */
@@ -23,9 +33,4 @@ function headersOf(init: unknown): Headers {
     }
     return headers;
   }
-}
-
-/** Whether a request carries no body stream but a `json()` of its own to ask (a request-like, never a fetch Request). */
-export function hasJsonMethodOnly(request: Request): boolean {
-  return request.body === undefined && typeof request.json === "function";
 }

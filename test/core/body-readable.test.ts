@@ -372,6 +372,30 @@ describe("a request-like object (chanfana-style tests) is validated, never a 500
     expect((await response.json()).errors[0].message).toMatch(/Request body is required/);
   });
 
+  it("a declared Content-Length without a stream is not read as a body to fetch", async () => {
+    const headers = { "content-type": "application/json", "content-length": "15" };
+    const response = await send({ headers, json: () => ({ title: "declared" }) });
+    expect(response.status).toBe(200);
+    expect((await response.json()).body.title).toBe("declared");
+  });
+
+  it("a form Content-Type without a stream reads as no body (400), not a crash", async () => {
+    class Form extends OpenAPIRoute {
+      schema = { request: { body: contentForm(z.object({ title: z.string() })) }, responses: {} };
+      async handle() {
+        return {};
+      }
+    }
+    const formRouter = fromIttyRouter(AutoRouter());
+    formRouter.post("/form", Form);
+    const response = await formRouter.fetch({
+      method: "POST",
+      url: "https://example.com/form",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    } as unknown as Request);
+    expect(response.status).toBe(400);
+  });
+
   it("headers no Headers object accepts are left out instead of failing", async () => {
     const response = await send({ headers: { "bad header": "x", "x-team": "ok" }, json: () => ({ title: "t" }) });
     expect(response.status).toBe(200);
