@@ -14,8 +14,9 @@ const encoder = new TextEncoder();
 // Request.text() replaces invalid sequences rather than failing, and so does this.
 const lenient = new TextDecoder("utf-8");
 
-function keptOf(request: Request): KeptBody {
-  return (request as unknown as Record<symbol, KeptBody>)[KEPT]!;
+/** The kept body; a promise while a body read elsewhere (a router's own cache) is still arriving. */
+function keptOf(request: Request): KeptBody | Promise<KeptBody> {
+  return (request as unknown as Record<symbol, KeptBody | Promise<KeptBody>>)[KEPT]!;
 }
 
 /** The body as one Blob: a multipart body is rebuilt around the parts' Files, never copying them. */
@@ -37,7 +38,7 @@ async function viaResponse(body: KeptBody): Promise<Response> {
 // Shared by every kept request (no closures per request); `this` is the request, as with the native methods.
 const METHODS: PropertyDescriptorMap = {
   arrayBuffer: method(async function (this: Request) {
-    const body = keptOf(this);
+    const body = await keptOf(this);
     if (body.parts) return asBlob(body).arrayBuffer();
     // The bytes specroute holds are handed out, not copied: the same buffer on every call, as Hono's cache does.
     const { bytes } = body;
@@ -47,16 +48,16 @@ const METHODS: PropertyDescriptorMap = {
     return new Uint8Array(await this.arrayBuffer());
   }),
   text: method(async function (this: Request) {
-    return lenient.decode(await bytesOf(keptOf(this)));
+    return lenient.decode(await bytesOf(await keptOf(this)));
   }),
   json: method(async function (this: Request) {
     return JSON.parse(await this.text());
   }),
   blob: method(async function (this: Request) {
-    return asBlob(keptOf(this));
+    return asBlob(await keptOf(this));
   }),
   formData: method(async function (this: Request) {
-    const body = keptOf(this);
+    const body = await keptOf(this);
     if (!body.parts) return (await viaResponse(body)).formData();
     const form = new FormData();
     for (const { name, value } of body.parts) if (value !== undefined) form.append(name, value);
@@ -82,11 +83,12 @@ const METHODS: PropertyDescriptorMap = {
   body: {
     configurable: true,
     get(this: Request) {
-      const body = keptOf(this);
-      if (body.parts) return asBlob(body).stream();
-      const { bytes } = body;
+      const kept = keptOf(this);
+      if (!(kept instanceof Promise) && kept.parts) return asBlob(kept).stream();
       return new ReadableStream<Uint8Array>({
-        start(controller) {
+        async start(controller) {
+          const body = await kept;
+          const bytes = body.parts ? await bytesOf(body) : body.bytes;
           if (bytes.byteLength > 0) controller.enqueue(bytes);
           controller.close();
         },
@@ -119,11 +121,44 @@ export function keepMultipart(request: Request, parts: MultipartEntry[], content
   install(request, { parts, contentType });
 }
 
+/** Which of a router's cached reads to take, most exact first. */
+const CACHE_KEYS = ["arrayBuffer", "text", "blob", "json", "formData"] as const;
+
+/**
+ * Serves a body that was already read into a cache keyed by body method (Hono's `c.req.bodyCache`,
+ * filled when a middleware called `c.req.json()`): specroute then reads that copy, not the consumed
+ * stream, and the request's body methods answer from it as after specroute's own read.
+ */
+export function keepCachedBody(request: Request, cache: Record<string, Promise<unknown> | undefined>): void {
+  const key = CACHE_KEYS.find((name) => cache[name] !== undefined);
+  if (key === undefined) return;
+  const contentType = request.headers.get("content-type");
+  install(
+    request,
+    cache[key]!.then((value) => fromCache(value, contentType)),
+  );
+}
+
+async function fromCache(value: unknown, contentType: string | null): Promise<KeptBody> {
+  if (typeof value === "string") return { bytes: encoder.encode(value), contentType };
+  if (value instanceof ArrayBuffer) return { bytes: new Uint8Array(value), contentType };
+  if (value instanceof Blob) return { bytes: new Uint8Array(await value.arrayBuffer()), contentType };
+  if (value instanceof FormData) {
+    const parts = [...value].map(([name, part]) => ({ name, value: part }));
+    if (contentType !== null && /^\s*multipart\/form-data/i.test(contentType)) return { parts, contentType };
+    const form = new URLSearchParams();
+    for (const { name, value: part } of parts) form.append(name, typeof part === "string" ? part : part.name);
+    return { bytes: encoder.encode(form.toString()), contentType };
+  }
+  // A parsed JSON value: written back as JSON, as Hono itself does to serve another method.
+  return { bytes: encoder.encode(JSON.stringify(value)), contentType };
+}
+
 // One symbol property, then one prototype swap (in that order, the cheaper): far cheaper than own methods.
-function install(request: Request, body: KeptBody): void {
+function install(request: Request, body: KeptBody | Promise<KeptBody>): void {
   // A frozen request-like object cannot take it; its body simply stays read, as before.
   if (!Object.isExtensible(request)) return;
-  (request as unknown as Record<symbol, KeptBody>)[KEPT] = body;
+  (request as unknown as Record<symbol, KeptBody | Promise<KeptBody>>)[KEPT] = body;
   const prototype = Object.getPrototypeOf(request) as object;
   let keptPrototype = keptPrototypes.get(prototype);
   if (keptPrototype === undefined) {
