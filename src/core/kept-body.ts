@@ -105,8 +105,9 @@ function method(fn: (this: Request) => Promise<unknown>): PropertyDescriptor {
 
 /**
  * Makes a body specroute has read readable again: the request's body methods (`json`, `text`,
- * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`, `clone`) answer from `bytes`, lazily, through a prototype
- * inserted between the request and its own prototype, so a handler that never reads the body pays no copy and no decoding.
+ * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`, `clone`) answer from `bytes`, lazily, through a
+ * prototype inserted between the request and its own, so a handler that never reads the body pays
+ * no copy and no decoding.
  */
 export function keepBody(request: Request, bytes: Uint8Array, contentType: string | null): void {
   install(request, { bytes, contentType });
@@ -133,10 +134,10 @@ export function keepCachedBody(request: Request, cache: Record<string, Promise<u
   const key = CACHE_KEYS.find((name) => cache[name] !== undefined);
   if (key === undefined) return;
   const contentType = request.headers.get("content-type");
-  install(
-    request,
-    cache[key]!.then((value) => fromCache(value, contentType)),
-  );
+  const body = cache[key]!.then((value) => fromCache(value, contentType));
+  // A route that declares no body never awaits it; its failure is the reader's to see, not an unhandled one.
+  body.catch(() => {});
+  install(request, body);
 }
 
 async function fromCache(value: unknown, contentType: string | null): Promise<KeptBody> {
