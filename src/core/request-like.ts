@@ -8,7 +8,8 @@ const requestLikes = new WeakSet<object>();
  */
 export function requestOf(value: unknown): Request {
   const request = value as Request;
-  if (typeof request.headers?.get === "function" && typeof request.arrayBuffer === "function") return request;
+  // `in`, not a property read: itty-router's Proxy would bind a new function on every read.
+  if (typeof request.headers?.get === "function" && "arrayBuffer" in request) return request;
   const like = Object.create(request, { headers: { value: headersOf(request.headers) } }) as Request;
   requestLikes.add(like);
   return like;
