@@ -1,7 +1,9 @@
 import type { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
 import { decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
+import { keepBody, keepMultipart } from "./kept-body";
 import { readMultipart } from "./multipart";
+import { isRequestLike } from "./request-like";
 import type { OpenAPIRouteSchema } from "./schema-types";
 import {
   acceptsUndefined,
@@ -103,6 +105,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
 export async function readBody(request: Request, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
   const contentType = request.headers.get("content-type");
   const media = selectMedia(plan, contentType);
+  if (isRequestLike(request)) return readRequestLike(request, media);
   if (!media) {
     if (!(await isEmpty(request, maxBodySize))) {
       throw new UnsupportedMediaTypeException(
@@ -118,12 +121,16 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
       return { media, value: undefined };
     case "json": {
       const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null || bytes.byteLength === 0) return { media, value: undefined };
+      if (bytes === null) return { media, value: undefined };
+      keepBody(request, bytes, contentType);
+      if (bytes.byteLength === 0) return { media, value: undefined };
       return { media, value: parseJsonBody(decodeUtf8(bytes)) };
     }
     case "form": {
       const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null || bytes.byteLength === 0) return { media, form: undefined };
+      if (bytes === null) return { media, form: undefined };
+      keepBody(request, bytes, contentType);
+      if (bytes.byteLength === 0) return { media, form: undefined };
       return { media, form: groupForm(new URLSearchParams(decodeUtf8(bytes))) };
     }
     case "multipart": {
@@ -137,11 +144,31 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
           return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
         },
       });
-      if (entries === undefined) return { media, form: undefined };
+      if (entries === undefined) {
+        // An empty stream was still consumed; a request without one has nothing to give back.
+        if (request.body !== null) keepBody(request, new Uint8Array(0), contentType);
+        return { media, form: undefined };
+      }
+      keepMultipart(request, entries, contentType!);
       const form: FormValues = new Map();
       for (const { name, value } of entries) group(form, name, value);
       return { media, form };
     }
+  }
+}
+
+/**
+ * A request-like object (chanfana-style tests pass `{ method, url, json }`) has no stream to read: its
+ * own `json()` gives a JSON body, and one that throws is a body that is not JSON, as for a real request.
+ */
+async function readRequestLike(request: Request, media: MediaPlan | null): Promise<ReadBody> {
+  if (media === null || media.kind === null) return { media, value: undefined };
+  if (media.kind !== "json") return { media, form: undefined };
+  if (typeof request.json !== "function") return { media, value: undefined };
+  try {
+    return { media, value: await request.json() };
+  } catch (err) {
+    throw new InputValidationException(`Request body is not valid JSON: ${(err as Error)?.message}`, ["body"]);
   }
 }
 

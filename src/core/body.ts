@@ -16,6 +16,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     if (length > limit) throw bodyTooLarge(limit);
     // A declared length within the limit is held to by the HTTP layer, so the runtime's own
     // (often much faster) reader can take the body whole; the size is still checked after.
+    // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
     if (Number.isSafeInteger(length) && length >= 0) {
       const bytes = new Uint8Array(await request.arrayBuffer());
       if (bytes.byteLength > limit) throw bodyTooLarge(limit);

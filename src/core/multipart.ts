@@ -13,7 +13,7 @@ export interface MultipartLimits {
 }
 
 /** One part: a text value, a `File`, or `undefined` for a part whose content was dropped. */
-interface MultipartEntry {
+export interface MultipartEntry {
   name: string;
   value: string | File | undefined;
 }
@@ -63,7 +63,7 @@ export async function readMultipart(
 }
 
 /** The `boundary` parameter of a multipart Content-Type. */
-function boundaryOf(contentType: string): string {
+export function boundaryOf(contentType: string): string {
   const match = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i.exec(contentType);
   const boundary = match?.[1] ?? match?.[2];
   if (!boundary) throw malformed('Content-Type multipart/form-data needs a "boundary" parameter of 1 to 70 characters');

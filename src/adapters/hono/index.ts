@@ -1,6 +1,8 @@
 import type { Context, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, RouterRoute, Schema } from "hono/types";
+import { keepCachedBody } from "../../core/kept-body";
 import type { Failure } from "../../core/pipeline";
+import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
@@ -73,7 +75,13 @@ export class HonoRouter extends RouterBase {
   private baseSettled = false;
 
   getRequest(args: unknown[]): Request {
-    return (args[0] as Context).req.raw;
+    const { req } = args[0] as Context;
+    // A middleware that read the body through c.req consumed the stream: Hono's copy is read instead.
+    for (const _ in req.bodyCache) {
+      if (req.raw.bodyUsed) keepCachedBody(req.raw, req.bodyCache as Record<string, Promise<unknown>>);
+      break;
+    }
+    return requestOf(req.raw);
   }
 
   getUrlParams(args: unknown[]): Record<string, string | undefined> {

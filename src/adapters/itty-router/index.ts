@@ -1,4 +1,5 @@
 import type { Failure } from "../../core/pipeline";
+import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
@@ -58,7 +59,7 @@ export class IttyRouter extends RouterBase {
   readonly registrations: Registration[] = [];
 
   getRequest(args: unknown[]): Request {
-    return args[0] as Request;
+    return requestOf(args[0]);
   }
 
   /** itty-router leaves path parameters percent-encoded; they are decoded as Hono does (malformed ones kept as sent). */

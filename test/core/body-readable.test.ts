@@ -1,0 +1,464 @@
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { AutoRouter } from "itty-router";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  contentForm,
+  contentJson,
+  contentMultipart,
+  fileField,
+  fromHono,
+  fromIttyRouter,
+  OpenAPIRoute,
+} from "../../src";
+import { harnesses, jsonBody } from "../helpers";
+
+type Accessor =
+  | "json"
+  | "text"
+  | "arrayBuffer"
+  | "formData"
+  | "parseBody"
+  | "rawJson"
+  | "blob"
+  | "stream"
+  | "cloneText";
+
+/** What a handler sees when it reads the body itself, whichever router called it. */
+function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknown>>> {
+  const first = args[0] as any;
+  if (first.req) {
+    const req = first.req;
+    return {
+      json: () => req.json(),
+      text: () => req.text(),
+      arrayBuffer: async () => new TextDecoder().decode(await req.arrayBuffer()),
+      formData: async () => formEntries(await req.formData()),
+      parseBody: async () => describeValues(await req.parseBody({ all: true })),
+      rawJson: () => req.raw.json(),
+      blob: async () => (await req.raw.blob()).text(),
+      stream: () => new Response(req.raw.body).text(),
+      cloneText: () => req.raw.clone().text(),
+    };
+  }
+  const request = first as Request;
+  return {
+    json: () => request.json(),
+    text: () => request.text(),
+    arrayBuffer: async () => new TextDecoder().decode(await request.arrayBuffer()),
+    formData: async () => formEntries(await request.formData()),
+    blob: async () => (await request.blob()).text(),
+    stream: () => new Response(request.body).text(),
+    cloneText: () => request.clone().text(),
+  };
+}
+
+async function describeValue(value: unknown): Promise<unknown> {
+  return value instanceof File ? { file: value.name, type: value.type, text: await value.text() } : value;
+}
+
+async function describeValues(record: Record<string, unknown>): Promise<unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    out[key] = Array.isArray(value) ? await Promise.all(value.map(describeValue)) : await describeValue(value);
+  }
+  return out;
+}
+
+async function formEntries(form: FormData): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const [key, value] of form) out.push([key, await describeValue(value)]);
+  return out;
+}
+
+/** Validates, then reads the body again with each accessor named in `?read=a,b`, in order. */
+function readingEndpoint(body: unknown) {
+  return class extends OpenAPIRoute {
+    schema = { request: { query: z.object({ read: z.string() }), body: body as any }, responses: {} };
+    async handle(...args: unknown[]) {
+      const { query, body } = await this.getValidatedData();
+      const available = readers(args);
+      const reads: unknown[] = [];
+      for (const name of (query.read as string).split(",")) reads.push(await available[name as Accessor]!());
+      return { validated: await describeValues(body as unknown as Record<string, unknown>), reads };
+    }
+  };
+}
+
+const Task = z.object({ title: z.string(), done: z.boolean().default(false) });
+const ReadJson = readingEndpoint(contentJson(Task));
+const ReadForm = readingEndpoint(contentForm(z.object({ title: z.string(), tags: z.array(z.string()) })));
+const ReadUpload = readingEndpoint(
+  contentMultipart(z.object({ title: z.string(), file: fileField({ maxSize: 1024, types: ["text/plain"] }) })),
+);
+
+function multipartBody(): FormData {
+  const form = new FormData();
+  form.append("title", "Grüße");
+  form.append("file", new File(["hello\r\n--almost a boundary"], "note.txt", { type: "text/plain" }));
+  form.append("extra", new File(["not declared, dropped"], "x.bin"));
+  return form;
+}
+
+const FILE = { file: "note.txt", type: "text/plain", text: "hello\r\n--almost a boundary" };
+
+describe.each(harnesses)("a handler reads the body again after validation ($name)", (harness) => {
+  const hono = harness.name === "hono";
+  const make = () => {
+    const app = harness.make();
+    app.router.post("/json", ReadJson);
+    app.router.post("/form", ReadForm);
+    app.router.post("/upload", ReadUpload);
+    return app;
+  };
+  const sent = { title: "Grüße ✓", done: true };
+  const accessors: Accessor[] = hono
+    ? ["json", "text", "arrayBuffer", "rawJson", "blob", "stream", "cloneText"]
+    : ["json", "text", "arrayBuffer", "blob", "stream", "cloneText"];
+
+  it.each(accessors)("a JSON body through %s", async (accessor) => {
+    const response = await make().request(`/json?read=${accessor}`, jsonBody(sent));
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual(sent);
+    const read = reads[0];
+    expect(typeof read === "string" ? JSON.parse(read) : read).toEqual(sent);
+  });
+
+  it("the same JSON body twice: json() then text() then json()", async () => {
+    const response = await make().request("/json?read=json,text,json", jsonBody(sent));
+    const { reads } = await response.json();
+    expect(reads).toEqual([sent, JSON.stringify(sent), sent]);
+  });
+
+  it("a handler's own JSON.parse of a body that is not JSON fails as it would unvalidated", async () => {
+    class ParseOnly extends OpenAPIRoute {
+      schema = { request: { body: contentJson(z.unknown()) }, responses: {} };
+      async handle(...args: unknown[]) {
+        const text = await readers(args).text!();
+        return { text, arrayBuffer: await readers(args).arrayBuffer!() };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/raw", ParseOnly);
+    const response = await app.request("/raw", jsonBody('  {"a": [1, 2]}  '));
+    expect(await response.json()).toEqual({ text: '  {"a": [1, 2]}  ', arrayBuffer: '  {"a": [1, 2]}  ' });
+  });
+
+  const formAccessors: Accessor[] = hono
+    ? ["text", "arrayBuffer", "formData", "parseBody"]
+    : ["text", "arrayBuffer", "formData"];
+  const form = "title=Gr%C3%BC%C3%9Fe&tags=a&tags=b";
+  const formInit = () => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+
+  it.each(formAccessors)("a URL-encoded form body through %s", async (accessor) => {
+    const response = await make().request(`/form?read=${accessor}`, formInit());
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual({ title: "Grüße", tags: ["a", "b"] });
+    const expected = {
+      text: form,
+      arrayBuffer: form,
+      formData: [
+        ["title", "Grüße"],
+        ["tags", "a"],
+        ["tags", "b"],
+      ],
+      parseBody: { title: "Grüße", tags: ["a", "b"] },
+    }[accessor as "text"];
+    expect(reads[0]).toEqual(expected);
+  });
+
+  it("the same form body twice: text() then formData()", async () => {
+    const response = await make().request(`/form?read=text,formData${hono ? ",parseBody" : ""}`, formInit());
+    const { reads } = await response.json();
+    expect(reads[0]).toBe(form);
+    expect(reads[1]).toHaveLength(3);
+    if (hono) expect(reads[2]).toEqual({ title: "Grüße", tags: ["a", "b"] });
+  });
+
+  it("a multipart body through formData(): the validated parts, files included, undeclared files dropped", async () => {
+    const response = await make().request("/upload?read=formData,formData", { method: "POST", body: multipartBody() });
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual({ title: "Grüße", file: FILE });
+    const entries = [
+      ["title", "Grüße"],
+      ["file", FILE],
+    ];
+    expect(reads).toEqual([entries, entries]);
+  });
+
+  it("a multipart body through text(): rebuilt with the request's own boundary", async () => {
+    const encoded = new Request("http://localhost/", { method: "POST", body: multipartBody() });
+    const contentType = encoded.headers.get("content-type")!;
+    const boundary = /boundary=(.+)$/.exec(contentType)![1]!;
+    const init = { method: "POST", headers: { "content-type": contentType }, body: await encoded.arrayBuffer() };
+    const response = await make().request("/upload?read=text,arrayBuffer", init);
+    const { reads } = await response.json();
+    expect(reads[1]).toBe(reads[0]);
+    expect(reads[0]).toBe(
+      `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nGrüße\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="note.txt"\r\n` +
+        `Content-Type: text/plain\r\n\r\nhello\r\n--almost a boundary\r\n--${boundary}--\r\n`,
+    );
+  });
+
+  if (hono) {
+    it("a multipart body through c.req.parseBody(), after c.req.text()", async () => {
+      const response = await make().request("/upload?read=text,parseBody", { method: "POST", body: multipartBody() });
+      const { reads } = await response.json();
+      expect(reads[1]).toEqual({ title: "Grüße", file: FILE });
+    });
+  }
+
+  it("a 900 KB JSON body under the 1 MiB limit reaches the handler whole", async () => {
+    const big = { title: "x".repeat(900 * 1024), done: false };
+    const response = await make().request("/json?read=text,json", jsonBody(big));
+    expect(response.status).toBe(200);
+    const { reads } = await response.json();
+    expect(reads[0]).toHaveLength(JSON.stringify(big).length);
+    expect(reads[1].title).toHaveLength(900 * 1024);
+  });
+
+  it("a body over the limit is still refused with 413 before the handler runs", async () => {
+    const response = await make().request("/json?read=text", jsonBody({ title: "x".repeat(1024 * 1024) }));
+    expect(response.status).toBe(413);
+  });
+
+  it("a body over the limit without a declared length is refused with 413", async () => {
+    const chunk = new TextEncoder().encode(`{"title":"${"x".repeat(64 * 1024)}`);
+    let sentChunks = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sentChunks++ < 20) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const response = await make().request("/json?read=text", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(sentChunks).toBeLessThan(20);
+  });
+});
+
+describe("itty-router's AutoRouter, whose handlers get a Proxy of the request", () => {
+  it("request.json() and request.formData() after validation", async () => {
+    const router = fromIttyRouter(AutoRouter());
+    router.post("/json", ReadJson);
+    router.post("/upload", ReadUpload);
+    const sent = { title: "proxied", done: true };
+    const json = await router.fetch(new Request("http://localhost/json?read=json,text", jsonBody(sent)));
+    expect((await json.json()).reads).toEqual([sent, JSON.stringify(sent)]);
+    const upload = await router.fetch(
+      new Request("http://localhost/upload?read=formData", { method: "POST", body: multipartBody() }),
+    );
+    expect((await upload.json()).reads[0]).toEqual([
+      ["title", "Grüße"],
+      ["file", FILE],
+    ]);
+  });
+});
+
+describe("Hono: a middleware read the body through c.req before the endpoint", () => {
+  const make = (read: (c: any) => Promise<unknown>) => {
+    const app = new Hono();
+    app.use(async (c, next) => {
+      await read(c);
+      await next();
+    });
+    const router = fromHono(app);
+    router.post("/json", ReadJson);
+    router.post("/form", ReadForm);
+    router.post("/upload", ReadUpload);
+    return app;
+  };
+  const sent = { title: "read first", done: true };
+
+  it.each([
+    ["c.req.json()", (c: any) => c.req.json()],
+    ["c.req.text()", (c: any) => c.req.text()],
+    ["c.req.arrayBuffer()", (c: any) => c.req.arrayBuffer()],
+  ])("%s: specroute validates Hono's copy, and the handler reads it again", async (_name, read) => {
+    const response = await make(read).request("/json?read=json,text", jsonBody(sent));
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual(sent);
+    expect(reads).toEqual([sent, JSON.stringify(sent)]);
+  });
+
+  it("c.req.parseBody() of a URL-encoded form", async () => {
+    const response = await make((c) => c.req.parseBody()).request("/form?read=text,parseBody", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "title=t&tags=a&tags=b",
+    });
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual({ title: "t", tags: ["a", "b"] });
+    expect(reads[1]).toEqual({ title: "t", tags: ["a", "b"] });
+  });
+
+  it("c.req.parseBody() of a multipart upload", async () => {
+    const response = await make((c) => c.req.parseBody()).request("/upload?read=formData", {
+      method: "POST",
+      body: multipartBody(),
+    });
+    expect(response.status).toBe(200);
+    const { validated, reads } = await response.json();
+    expect(validated).toEqual({ title: "Grüße", file: FILE });
+    // c.req.formData() answers from Hono's own cache: every part the middleware parsed.
+    expect(reads[0].map(([name]: [string]) => name)).toEqual(["title", "file", "extra"]);
+  });
+
+  it("the body limit still holds for a body Hono read first", async () => {
+    const response = await make((c) => c.req.text()).request(
+      "/json?read=text",
+      jsonBody({ title: "x".repeat(1024 * 1024) }),
+    );
+    expect(response.status).toBe(413);
+  });
+});
+
+describe("a handler reads the body again over real HTTP (Hono on node-server)", () => {
+  async function withServer(run: (port: number) => Promise<void>): Promise<void> {
+    const app = new Hono();
+    const router = fromHono(app);
+    router.post("/json", ReadJson);
+    router.post("/upload", ReadUpload);
+    const { port, close } = await new Promise<{ port: number; close(): Promise<void> }>((resolve) => {
+      const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve({
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              (server as http.Server).closeAllConnections?.();
+              server.close(() => done());
+            }),
+        }),
+      );
+    });
+    try {
+      await run(port);
+    } finally {
+      await close();
+    }
+  }
+
+  it("c.req.json() and c.req.text() after validation of a JSON body", async () => {
+    await withServer(async (port) => {
+      const sent = { title: "über HTTP", done: true };
+      const response = await fetch(`http://127.0.0.1:${port}/json?read=json,text`, jsonBody(sent));
+      expect(response.status).toBe(200);
+      expect((await response.json()).reads).toEqual([sent, JSON.stringify(sent)]);
+    });
+  });
+
+  it("c.req.parseBody() and c.req.formData() after validation of a streamed multipart upload", async () => {
+    await withServer(async (port) => {
+      const response = await fetch(`http://127.0.0.1:${port}/upload?read=parseBody,formData`, {
+        method: "POST",
+        body: multipartBody(),
+      });
+      expect(response.status).toBe(200);
+      const { reads } = await response.json();
+      expect(reads[0]).toEqual({ title: "Grüße", file: FILE });
+      expect(reads[1]).toEqual([
+        ["title", "Grüße"],
+        ["file", FILE],
+      ]);
+    });
+  });
+});
+
+describe("a request-like object (chanfana-style tests) is validated, never a 500", () => {
+  class CreateTask extends OpenAPIRoute {
+    schema = {
+      request: { headers: z.object({ "x-team": z.string().optional() }), body: contentJson(Task) },
+      responses: {},
+    };
+    async handle() {
+      const { body, headers } = await this.getValidatedData();
+      return { body, team: headers["x-team"] ?? null };
+    }
+  }
+  const router = fromIttyRouter(AutoRouter());
+  router.post("/tasks", CreateTask);
+  const send = (like: Record<string, unknown>) =>
+    router.fetch({ method: "POST", url: "https://example.com/tasks", ...like } as unknown as Request);
+
+  it("a json() method without headers or a body stream gives the body", async () => {
+    const response = await send({ json: () => ({ title: "from json()" }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ body: { title: "from json()", done: false }, team: null });
+  });
+
+  it("headers given as a plain record are read as headers", async () => {
+    const response = await send({ headers: { "x-team": "core" }, json: async () => ({ title: "t" }) });
+    expect(response.status).toBe(200);
+    expect((await response.json()).team).toBe("core");
+  });
+
+  it("a json() that returns an invalid body is a 400 naming the field", async () => {
+    const response = await send({ json: () => ({}) });
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].path).toEqual(["body", "title"]);
+  });
+
+  it("a json() that throws is a 400 saying the body is not JSON", async () => {
+    const response = await send({
+      json: () => {
+        throw new SyntaxError("Unexpected end of JSON input");
+      },
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].message).toMatch(/not valid JSON/);
+  });
+
+  it("no headers and no body at all is a 400 for the missing body", async () => {
+    const response = await send({});
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].message).toMatch(/Request body is required/);
+  });
+
+  it("a declared Content-Length without a stream is not read as a body to fetch", async () => {
+    const headers = { "content-type": "application/json", "content-length": "15" };
+    const response = await send({ headers, json: () => ({ title: "declared" }) });
+    expect(response.status).toBe(200);
+    expect((await response.json()).body.title).toBe("declared");
+  });
+
+  it("a form Content-Type without a stream reads as no body (400), not a crash", async () => {
+    class Form extends OpenAPIRoute {
+      schema = { request: { body: contentForm(z.object({ title: z.string() })) }, responses: {} };
+      async handle() {
+        return {};
+      }
+    }
+    const formRouter = fromIttyRouter(AutoRouter());
+    formRouter.post("/form", Form);
+    const response = await formRouter.fetch({
+      method: "POST",
+      url: "https://example.com/form",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    } as unknown as Request);
+    expect(response.status).toBe(400);
+  });
+
+  it("headers no Headers object accepts are left out instead of failing", async () => {
+    const response = await send({ headers: { "bad header": "x", "x-team": "ok" }, json: () => ({ title: "t" }) });
+    expect(response.status).toBe(200);
+    expect((await response.json()).team).toBe("ok");
+  });
+});

@@ -1,0 +1,53 @@
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker } from "./bundle";
+
+describe("inside workerd, a handler reads the body again after validation", () => {
+  let mf: Miniflare;
+  beforeAll(async () => {
+    mf = new Miniflare({
+      modules: true,
+      script: await bundleWorker("test/runtimes/body-readable-app.ts"),
+      compatibilityDate: "2025-01-01",
+    });
+  }, 60_000);
+  afterAll(() => mf?.dispose());
+
+  const send = async (path: string, init: RequestInit) =>
+    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
+  const json = (title: string): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title }),
+  });
+  const upload = async (): Promise<RequestInit> => {
+    const form = new FormData();
+    form.append("title", "Grüße");
+    form.append("file", new File(["file text"], "a.txt", { type: "text/plain" }));
+    // Encoded here: Miniflare's dispatchFetch does not serialize a FormData body itself.
+    const encoded = new Request("http://localhost/", { method: "POST", body: form });
+    const headers = { "content-type": encoded.headers.get("content-type")! };
+    return { method: "POST", headers, body: await encoded.arrayBuffer() };
+  };
+
+  it.each(["hono", "itty"])("%s: json() then text() of a JSON body", async (adapter) => {
+    const response = await send(`/${adapter}/json`, json("on workerd"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ json: "on workerd", text: '{"title":"on workerd"}' });
+  });
+
+  it("itty: request.clone() of a validated request still has the body", async () => {
+    const response = await send("/itty/json", json("cloned"));
+    expect((await response.json()).clone).toBe('{"title":"cloned"}');
+  });
+
+  it("hono: c.req.parseBody() of a multipart body", async () => {
+    const response = await send("/hono/upload", await upload());
+    expect(await response.json()).toEqual({ title: "Grüße", file: "file text" });
+  });
+
+  it("itty: request.formData() of a multipart body", async () => {
+    const response = await send("/itty/upload", await upload());
+    expect(await response.json()).toEqual({ title: "Grüße", file: "file text" });
+  });
+});
