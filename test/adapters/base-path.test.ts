@@ -123,6 +123,23 @@ describe("Hono: the base option", () => {
   });
 });
 
+describe("Hono: a nested router with its own base path", () => {
+  it("is documented with the full paths Hono serves it at", async () => {
+    for (const makeNested of [
+      () => fromHono(new Hono(), { base: "/v1" }),
+      () => fromHono(new Hono().basePath("/v1")),
+    ]) {
+      const nested = makeNested();
+      nested.get("/tasks/:id", GetTask);
+      const app = new Hono();
+      fromHono(app).route("/api", nested);
+      expect(await (await app.request("/api/v1/tasks/7")).json()).toEqual({ id: 7 });
+      const doc = await (await app.request("/openapi.json")).json();
+      expect(Object.keys(doc.paths)).toEqual(["/api/v1/tasks/{id}"]);
+    }
+  });
+});
+
 describe("validateBasePath", () => {
   it("accepts a path with a leading slash and no trailing one", () => {
     expect(validateBasePath("/api/v1")).toBe("/api/v1");

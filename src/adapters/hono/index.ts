@@ -12,6 +12,7 @@ import {
   DOCUMENTED_METHODS,
   exposeRouter,
   isRouterWrapper,
+  joinPaths,
   type Mount,
   type RouteEntry,
   RouterBase,
@@ -182,7 +183,9 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   };
   wrapper.route = (path: string, sub: any) => {
     if (isRouterWrapper(sub)) {
-      const view = mountedView(sub.original, core.mountRouter(prefix + path, sub.core, "relative"));
+      // A nested app's own base path is part of where Hono serves its routes, so of where they are documented.
+      const mountedAt = joinPaths(prefix + path, sub.core.options.base);
+      const view = mountedView(sub.original, core.mountRouter(mountedAt, sub.core, "relative"));
       const added = app.routes.length;
       app.route(path, view);
       keepRemountable(app.routes.slice(added), view);
