@@ -117,8 +117,11 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     if (this.orderByFields.length > 0) {
       checkFields(meta, this.orderByFields, "orderByFields");
       const orderBy = z.enum(this.orderByFields as [string, ...string[]]);
-      const withDefault = this.defaultOrderBy !== undefined ? orderBy.default(this.defaultOrderBy) : orderBy.optional();
-      add(this.orderByFieldName, withDefault.describe("Field to order by"));
+      // chanfana defaults the order to the first of orderByFields; defaultOrderBy, when set, chooses another.
+      add(
+        this.orderByFieldName,
+        orderBy.default(this.defaultOrderBy ?? this.orderByFields[0]!).describe("Field to order by"),
+      );
       add(
         this.orderByDirectionFieldName,
         z.enum(["asc", "desc"]).default(this.defaultOrderByDirection).describe("Order direction"),

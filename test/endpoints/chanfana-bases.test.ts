@@ -138,6 +138,16 @@ describe.each(harnesses)("list options under custom parameter names ($name)", (h
     expect(filters.filters).toEqual([]);
   });
 
+  it("orders by the first of orderByFields when the request names no order, as chanfana does", async () => {
+    const body = await (await app.request("/items?limit=2")).json();
+    expect(seen.at(-1)!.options).toMatchObject({ sort: "title", direction: "asc" });
+    expect(body.result.map((item: { id: number }) => item.id)).toEqual([1, 2]);
+    const sort = (app.router.schema.paths["/items"].get.parameters as { name: string; schema: any }[]).find(
+      (parameter) => parameter.name === "sort",
+    );
+    expect(sort?.schema.default).toBe("title");
+  });
+
   it("keeps real filters apart from the options", async () => {
     await app.request("/items?title=Item%202&limit=2");
     expect(seen.at(-1)!.filters).toEqual([{ field: "title", operator: "EQ", value: "Item 2" }]);
