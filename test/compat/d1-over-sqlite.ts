@@ -9,7 +9,7 @@ function toD1Value(value: unknown): unknown {
   return value;
 }
 
-class Statement {
+export class Statement {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly sql: string,
@@ -73,7 +73,7 @@ class Statement {
  * const DB = d1OverSqlite(["CREATE TABLE t (id INTEGER PRIMARY KEY)"]);
  * await DB.prepare("SELECT * FROM t WHERE id = ?1").bind(1).first();
  */
-export function d1OverSqlite(schema: string[]) {
+export function d1OverSqlite(schema: string[]): { prepare(sql: string): Statement; close(): void } {
   const sqlite = new Database(":memory:");
   for (const statement of schema) sqlite.exec(statement);
   return {
