@@ -186,5 +186,7 @@ async function theDocumentAndTheDocsPage(fetch: Fetch) {
   expect(docs.status).toBe(200);
   const page = await docs.text();
   expect(page).toContain("swagger-ui");
-  expect(page).toContain("/api/openapi.json");
+  // Swagger UI loads the document from the page's `url:`, relative to /api/docs if relative.
+  const documentUrl = page.match(/url:\s*["']([^"']+)["']/)?.[1];
+  expect(documentUrl && new URL(documentUrl, "http://localhost/api/docs").pathname).toBe("/api/openapi.json");
 }
