@@ -1,0 +1,2 @@
+// The Worker's entry (wrangler.toml `main`): the Hono app answers fetch.
+export { default } from "./app";
