@@ -2,6 +2,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { Router } from "itty-router";
+import { afterEach, beforeEach } from "vitest";
 import { fromHono, fromIttyRouter, type RouterOptions } from "../src";
 
 /** A router wrapper plus a way to send it a request in-process, the same for every adapter. */
@@ -74,4 +75,18 @@ export async function documentErrors(doc: unknown): Promise<unknown> {
   const validator = new Validator();
   const result = await validator.validate(doc as any);
   return result.valid ? null : result.errors;
+}
+
+/** What the code under test sends to `console.error` during each test of the calling file, one array per call. */
+export function captureConsoleErrors(): unknown[][] {
+  const logged: unknown[][] = [];
+  const original = console.error;
+  beforeEach(() => {
+    logged.length = 0;
+    console.error = (...args: unknown[]) => logged.push(args);
+  });
+  afterEach(() => {
+    console.error = original;
+  });
+  return logged;
 }

@@ -2,9 +2,8 @@ import { readFileSync } from "node:fs";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { bundleWorker } from "../runtimes/bundle";
+import { startWorker } from "../runtimes/bundle";
 import app from "./chanfana-app/app";
 import { API_TOKEN, runBodyRereadScenario, runChanfanaAppScenario } from "./chanfana-app.scenario";
 import { d1OverSqlite } from "./d1-over-sqlite";
@@ -48,23 +47,13 @@ describe("a chanfana app, unchanged but for its import, on Node over HTTP", () =
 });
 
 describe("a chanfana app, unchanged but for its import, on workerd with D1 (Miniflare)", () => {
-  let mf: Miniflare;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    mf = new Miniflare({
-      modules: true,
-      script: await bundleWorker("test/compat/chanfana-app/worker.ts"),
-      compatibilityDate: "2025-01-01",
-      compatibilityFlags: ["nodejs_compat"],
-      d1Databases: ["DB"],
-      bindings: { API_TOKEN },
-    });
-    const db = await mf.getD1Database("DB");
-    for (const statement of SCHEMA) await db.prepare(statement).run();
+    worker = await startWorker("test/compat/chanfana-app/worker.ts", { schema: SCHEMA, bindings: { API_TOKEN } });
   }, 60_000);
-  afterAll(() => mf?.dispose());
+  afterAll(() => worker?.mf.dispose());
 
-  const send = async (path: string, init?: RequestInit) =>
-    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
+  const send = (path: string, init?: RequestInit) => worker.fetch(path, init);
 
   it("serves the same scenario as on Node", async () => {
     await runChanfanaAppScenario(send);

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contentJson, formatChanfanaError, jsonResp, NotFoundException, OpenAPIRoute } from "../../src";
-import { harnesses, jsonBody } from "../helpers";
+import { captureConsoleErrors, harnesses, jsonBody } from "../helpers";
 
 const Item = z.object({ id: z.number(), title: z.string() });
 
@@ -72,15 +72,7 @@ class ReturnsResponses extends OpenAPIRoute {
   }
 }
 
-let logged: unknown[][] = [];
-const original = console.error;
-beforeEach(() => {
-  logged = [];
-  console.error = (...args: unknown[]) => logged.push(args);
-});
-afterEach(() => {
-  console.error = original;
-});
+const logged = captureConsoleErrors();
 
 describe("OpenAPIRoute schema members", () => {
   it("getSchemaZod() adds chanfana's default 200 response only when none is declared", () => {

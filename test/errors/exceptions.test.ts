@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ApiException,
@@ -10,7 +10,7 @@ import {
   ResponseValidationException,
   UnprocessableEntityException,
 } from "../../src";
-import { documentErrors, harnesses } from "../helpers";
+import { captureConsoleErrors, documentErrors, harnesses } from "../helpers";
 
 /** A user's own exception, declared the way chanfana's docs show: class fields only. */
 class TeapotException extends ApiException {
@@ -70,15 +70,7 @@ class Reclassifies extends OpenAPIRoute {
   }
 }
 
-let logged: unknown[][] = [];
-const original = console.error;
-beforeEach(() => {
-  logged = [];
-  console.error = (...args: unknown[]) => logged.push(args);
-});
-afterEach(() => {
-  console.error = original;
-});
+const logged = captureConsoleErrors();
 
 for (const harness of harnesses) {
   describe(`${harness.name}: exceptions answer as chanfana's`, () => {

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ApiException,
@@ -10,7 +10,7 @@ import {
   OpenAPIRoute,
   ResponseValidationException,
 } from "../../src";
-import { harnesses } from "../helpers";
+import { captureConsoleErrors, harnesses } from "../helpers";
 
 // Errors carrying everything that must stay server-side: SQL, driver messages, file paths, secrets.
 const SECRET = "hunter2-db-password";
@@ -101,15 +101,7 @@ class ThrowsInValidation extends OpenAPIRoute {
   }
 }
 
-let logged: unknown[][] = [];
-const original = console.error;
-beforeEach(() => {
-  logged = [];
-  console.error = (...args: unknown[]) => logged.push(args);
-});
-afterEach(() => {
-  console.error = original;
-});
+const logged = captureConsoleErrors();
 
 /** Error objects that are not the framework's: the router's own error handling answers them. */
 const APP_ERRORS = new Set([

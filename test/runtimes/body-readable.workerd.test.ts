@@ -1,20 +1,14 @@
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./bundle";
+import { startWorker } from "./bundle";
 
 describe("inside workerd, a handler reads the body again after validation", () => {
-  let mf: Miniflare;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    mf = new Miniflare({
-      modules: true,
-      script: await bundleWorker("test/runtimes/body-readable-app.ts"),
-      compatibilityDate: "2025-01-01",
-    });
+    worker = await startWorker("test/runtimes/body-readable-app.ts");
   }, 60_000);
-  afterAll(() => mf?.dispose());
+  afterAll(() => worker?.mf.dispose());
 
-  const send = async (path: string, init: RequestInit) =>
-    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
+  const send = (path: string, init: RequestInit) => worker.fetch(path, init);
   const json = (title: string): RequestInit => ({
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -1,10 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { Miniflare } from "miniflare";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Bundles a worker entry as Workers would run it: one ES module, specroute from this repo's source. */
-export async function bundleWorker(entry: string): Promise<string> {
+async function bundleWorker(entry: string): Promise<string> {
   const result = await build({
     entryPoints: [`${root}/${entry}`],
     bundle: true,
@@ -17,4 +18,24 @@ export async function bundleWorker(entry: string): Promise<string> {
     alias: { specroute: `${root}/src/index.ts` },
   });
   return result.outputFiles[0]!.text;
+}
+
+/** A bundled worker running in real workerd (Miniflare), with a real D1 bound as DB and `schema` applied to it. */
+export async function startWorker(
+  entry: string,
+  options: { schema?: string[]; bindings?: Record<string, string> } = {},
+) {
+  const mf = new Miniflare({
+    modules: true,
+    script: await bundleWorker(entry),
+    compatibilityDate: "2025-01-01",
+    compatibilityFlags: ["nodejs_compat"],
+    d1Databases: ["DB"],
+    bindings: options.bindings ?? {},
+  });
+  const db = await mf.getD1Database("DB");
+  for (const statement of options.schema ?? []) await db.prepare(statement).run();
+  const fetch = async (path: string, init?: RequestInit) =>
+    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
+  return { mf, fetch };
 }

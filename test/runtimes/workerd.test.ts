@@ -1,31 +1,13 @@
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
 import { runTasksScenario } from "../examples/tasks.scenario";
 import { documentErrors } from "../helpers";
-import { bundleWorker } from "./bundle";
-
-/** Runs a bundled worker in real workerd with a real D1 database bound as DB. */
-async function startWorker(entry: string, schema: string[], bindings: Record<string, string> = {}) {
-  const mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(entry),
-    compatibilityDate: "2025-01-01",
-    compatibilityFlags: ["nodejs_compat"],
-    d1Databases: ["DB"],
-    bindings,
-  });
-  const db = await mf.getD1Database("DB");
-  for (const statement of schema) await db.prepare(statement).run();
-  const fetch = async (path: string, init?: RequestInit) =>
-    (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
-  return { mf, fetch };
-}
+import { startWorker } from "./bundle";
 
 describe("the tasks example inside workerd with D1 (Miniflare)", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    worker = await startWorker("examples/tasks/worker.ts", MIGRATIONS, { API_KEY: "test-key" });
+    worker = await startWorker("examples/tasks/worker.ts", { schema: MIGRATIONS, bindings: { API_KEY: "test-key" } });
   }, 60_000);
   afterAll(() => worker?.mf.dispose());
 
@@ -42,9 +24,11 @@ describe("the tasks example inside workerd with D1 (Miniflare)", () => {
 describe("a chanfana-style D1 app on workerd, unchanged but for the import", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    worker = await startWorker("test/runtimes/chanfana-d1-app.ts", [
-      "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE, email TEXT NOT NULL, active INTEGER NOT NULL)",
-    ]);
+    worker = await startWorker("test/runtimes/chanfana-d1-app.ts", {
+      schema: [
+        "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE, email TEXT NOT NULL, active INTEGER NOT NULL)",
+      ],
+    });
   }, 60_000);
   afterAll(() => worker?.mf.dispose());
 
