@@ -1,3 +1,6 @@
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -89,4 +92,22 @@ export function captureConsoleErrors(): unknown[][] {
     console.error = original;
   });
   return logged;
+}
+
+/** A real HTTP server on 127.0.0.1 (an ephemeral port) in front of `fetch`, as @hono/node-server serves apps. */
+export function listenOnLoopback(
+  fetch: (request: Request) => Response | Promise<Response>,
+): Promise<{ origin: string; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+      resolve({
+        origin: `http://127.0.0.1:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            (server as http.Server).closeAllConnections?.();
+            server.close(() => done());
+          }),
+      }),
+    );
+  });
 }

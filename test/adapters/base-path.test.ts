@@ -1,14 +1,11 @@
-import type http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { Router } from "itty-router";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contentJson, fromHono, fromIttyRouter, OpenAPIRoute, validateBasePath } from "../../src";
 import { nodeDocsAssets } from "../../src/node";
-import { documentErrors, jsonBody } from "../helpers";
+import { documentErrors, jsonBody, listenOnLoopback } from "../helpers";
 
 class GetTask extends OpenAPIRoute {
   schema = { request: { params: z.object({ id: z.number().int() }) }, responses: {} };
@@ -189,23 +186,16 @@ describe("itty-router: the base option, as chanfana applies it", () => {
 });
 
 describe("Hono: the starter app over real HTTP (@hono/node-server on 127.0.0.1)", () => {
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof listenOnLoopback>>;
   let origin: string;
 
   beforeAll(async () => {
     const { app } = starterApp();
-    await new Promise<void>((ready) => {
-      server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) => {
-        origin = `http://127.0.0.1:${info.port}`;
-        ready();
-      }) as http.Server;
-    });
+    server = await listenOnLoopback(app.fetch);
+    origin = server.origin;
   });
 
-  afterAll(async () => {
-    server.closeAllConnections?.();
-    await new Promise<void>((done) => server.close(() => done()));
-  });
+  afterAll(() => server.close());
 
   it("answers under /api and documents /api paths, with nothing at the unprefixed paths", async () => {
     expect(await (await fetch(`${origin}/api/tasks/5`)).json()).toEqual({ id: 5 });

@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
-import type http from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { listenOnLoopback } from "../helpers";
 import { startWorker } from "../runtimes/bundle";
 import app from "./chanfana-app/app";
 import { API_TOKEN, runBodyRereadScenario, runChanfanaAppScenario } from "./chanfana-app.scenario";
@@ -17,23 +15,13 @@ const SCHEMA = readFileSync(new URL("./chanfana-app/schema.sql", import.meta.url
 
 describe("a chanfana app, unchanged but for its import, on Node over HTTP", () => {
   const DB = d1OverSqlite(SCHEMA);
-  let server: http.Server;
-  let origin: string;
+  let server: Awaited<ReturnType<typeof listenOnLoopback>>;
   beforeAll(async () => {
-    await new Promise<void>((ready) => {
-      server = serve(
-        { fetch: (request) => app.fetch(request, { DB, API_TOKEN }), hostname: "127.0.0.1", port: 0 },
-        (info: AddressInfo) => {
-          origin = `http://127.0.0.1:${info.port}`;
-          ready();
-        },
-      ) as http.Server;
-    });
+    server = await listenOnLoopback((request) => app.fetch(request, { DB, API_TOKEN }));
   });
-  const send = (path: string, init?: RequestInit) => fetch(`${origin}${path}`, init);
+  const send = (path: string, init?: RequestInit) => fetch(`${server.origin}${path}`, init);
   afterAll(async () => {
-    server.closeAllConnections?.();
-    await new Promise((closed) => server.close(closed));
+    await server.close();
     DB.close();
   });
 

@@ -1,6 +1,3 @@
-import type http from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { AutoRouter } from "itty-router";
 import { describe, expect, it } from "vitest";
@@ -14,7 +11,7 @@ import {
   fromIttyRouter,
   OpenAPIRoute,
 } from "../../src";
-import { harnesses, jsonBody } from "../helpers";
+import { harnesses, jsonBody, listenOnLoopback } from "../helpers";
 
 type Accessor =
   | "json"
@@ -332,42 +329,31 @@ describe("Hono: a middleware read the body through c.req before the endpoint", (
 });
 
 describe("a handler reads the body again over real HTTP (Hono on node-server)", () => {
-  async function withServer(run: (port: number) => Promise<void>): Promise<void> {
+  async function withServer(run: (origin: string) => Promise<void>): Promise<void> {
     const app = new Hono();
     const router = fromHono(app);
     router.post("/json", ReadJson);
     router.post("/upload", ReadUpload);
-    const { port, close } = await new Promise<{ port: number; close(): Promise<void> }>((resolve) => {
-      const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
-        resolve({
-          port: info.port,
-          close: () =>
-            new Promise<void>((done) => {
-              (server as http.Server).closeAllConnections?.();
-              server.close(() => done());
-            }),
-        }),
-      );
-    });
+    const { origin, close } = await listenOnLoopback(app.fetch);
     try {
-      await run(port);
+      await run(origin);
     } finally {
       await close();
     }
   }
 
   it("c.req.json() and c.req.text() after validation of a JSON body", async () => {
-    await withServer(async (port) => {
+    await withServer(async (origin) => {
       const sent = { title: "über HTTP", done: true };
-      const response = await fetch(`http://127.0.0.1:${port}/json?read=json,text`, jsonBody(sent));
+      const response = await fetch(`${origin}/json?read=json,text`, jsonBody(sent));
       expect(response.status).toBe(200);
       expect((await response.json()).reads).toEqual([sent, JSON.stringify(sent)]);
     });
   });
 
   it("c.req.parseBody() and c.req.formData() after validation of a streamed multipart upload", async () => {
-    await withServer(async (port) => {
-      const response = await fetch(`http://127.0.0.1:${port}/upload?read=parseBody,formData`, {
+    await withServer(async (origin) => {
+      const response = await fetch(`${origin}/upload?read=parseBody,formData`, {
         method: "POST",
         body: multipartBody(),
       });
