@@ -35,6 +35,11 @@ export interface RouteOptions {
  */
 export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   static isRoute = true;
+  /**
+   * Class fields that configure the endpoint rather than hold state (`filterFields`, `_meta`, ...):
+   * read by requests, never written by them, so shared instead of copied per request. Subclasses add theirs.
+   */
+  static readonly configurationFields: readonly string[] = [];
 
   schema: OpenAPIRouteSchema = {};
   params: RouteOptions;
@@ -233,13 +238,14 @@ export function fieldSnapshot(endpoint: OpenAPIRoute): ReadonlyMap<string, unkno
 /**
  * The class fields holding a mutable container (array, plain object, Map, Set) that each request
  * gets a shallow copy of, so what `handle` adds to them never reaches the next request (chanfana
- * builds an instance per request; specroute builds one per route). Framework fields, zod schemas,
- * frozen values and state `prepareRoute()` put in place are shared as they are.
+ * builds an instance per request; specroute builds one per route). Framework fields, the class's
+ * `configurationFields`, zod schemas, frozen values and state `prepareRoute()` put in place are shared.
  */
 export function perRequestFields(endpoint: OpenAPIRoute, constructed: ReadonlyMap<string, unknown>): PerRequestField[] {
   const fields: PerRequestField[] = [];
+  const configuration = new Set((endpoint.constructor as typeof OpenAPIRoute).configurationFields);
   for (const [name, value] of Object.entries(endpoint)) {
-    if (FRAMEWORK_FIELDS.has(name) || constructed.get(name) !== value) continue;
+    if (FRAMEWORK_FIELDS.has(name) || configuration.has(name) || constructed.get(name) !== value) continue;
     const copy = copierOf(value);
     if (copy) fields.push([name, copy]);
   }

@@ -12,6 +12,8 @@ import type { FilterCondition, Filters, Meta, SerializerContext } from "./types"
  * path keys turned into filter conditions, the serializer, and the success envelope.
  */
 export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> extends OpenAPIRoute<HandleArgs> {
+  static override readonly configurationFields: readonly string[] = ["_meta"];
+
   /** The model this endpoint serves, and how. */
   declare _meta: Meta;
 

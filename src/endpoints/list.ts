@@ -44,6 +44,14 @@ export const MAX_PER_PAGE = 100;
  * }
  */
 export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  static override readonly configurationFields: readonly string[] = [
+    ...ModelEndpoint.configurationFields,
+    "filterFields",
+    "filterOperators",
+    "searchFields",
+    "orderByFields",
+  ];
+
   /** Fields with an exact-match query parameter of the same name. */
   filterFields: string[] = [];
   /** Extra comparisons per field, offered as `<field>__<op>` query parameters. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { OpenAPIRoute } from "../../src";
+import { ListEndpoint, OpenAPIRoute } from "../../src";
 import { harnesses } from "../helpers";
 
 /** Endpoint state written the way chanfana code writes it: chanfana builds one instance per request. */
@@ -67,3 +67,30 @@ for (const harness of harnesses) {
     });
   });
 }
+
+/** What each request's object holds as its own, rather than inherits from the registered instance. */
+const ownFields: string[][] = [];
+
+/** A list endpoint with a state field of its own beside the framework's configuration fields. */
+class AuditedList extends ListEndpoint {
+  _meta = { model: { tableName: "notes", schema: z.object({ id: z.number().int() }), primaryKeys: ["id"] } };
+  filterFields = ["id"];
+  visited: number[] = [];
+
+  async list() {
+    ownFields.push(["visited", "filterFields", "_meta"].filter((name) => Object.hasOwn(this, name)));
+    this.visited.push(this.visited.length);
+    return { result: [{ id: this.visited.length }] };
+  }
+}
+
+describe("configuration fields are shared, state fields copied", () => {
+  it("gives each request its own state field and the registered instance's configuration", async () => {
+    const { router, request } = harnesses[0]!.make();
+    router.get("/notes", AuditedList);
+    const first = await (await request("/notes")).json();
+    const second = await (await request("/notes")).json();
+    expect([first.result, second.result]).toEqual([[{ id: 1 }], [{ id: 1 }]]);
+    expect(ownFields).toEqual([["visited"], ["visited"]]);
+  });
+});

@@ -7,7 +7,7 @@ import { type D1DatabaseLike, d1Driver } from "../drivers/d1";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import { SqlTable } from "../table";
 
-type EndpointClass = abstract new (...args: any[]) => ModelEndpoint;
+type EndpointClass = (abstract new (...args: any[]) => ModelEndpoint) & Pick<typeof ModelEndpoint, "configurationFields">;
 
 // One driver per D1 binding object, so a request does not wrap the same binding again.
 const d1Drivers = new WeakMap<object, SqlDriver>();
@@ -76,6 +76,11 @@ function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDri
  */
 export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & SqlBackedClass {
   abstract class SqlBackedEndpoint extends Base {
+    static override readonly configurationFields: readonly string[] = [
+      ...Base.configurationFields,
+      "constraintsMessages",
+    ];
+
     /** The database; when unset, the binding named by `dbName`, else the router's `db` option. */
     db?: SqlDriver;
     /** Name of the environment binding (Workers `env`) holding the database, e.g. a D1 binding. */
