@@ -7,7 +7,11 @@ import { type D1DatabaseLike, d1Driver } from "../drivers/d1";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import { SqlTable } from "../table";
 
-type EndpointClass = (abstract new (...args: any[]) => ModelEndpoint) & Pick<typeof ModelEndpoint, "configurationFields">;
+/** An auto endpoint class, with the statics the mixin extends. */
+type EndpointClass = (abstract new (
+  ...args: any[]
+) => ModelEndpoint) &
+  Pick<typeof ModelEndpoint, "configurationFields">;
 
 // One driver per D1 binding object, so a request does not wrap the same binding again.
 const d1Drivers = new WeakMap<object, SqlDriver>();
