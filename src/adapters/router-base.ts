@@ -13,11 +13,14 @@ import { RoutePlan } from "../core/route-plan";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import type { SecurityLayer } from "../core/security";
 import {
+  DOCS_FAVICON_FILE,
+  DOCS_FAVICON_SVG,
   type DocsAssetFile,
   docsAssetFiles,
   redocPage,
   SWAGGER_UI_INIT_FILE,
   scalarPage,
+  selfHostedAsset,
   swaggerUiInitScript,
   swaggerUiPage,
 } from "../docs-ui";
@@ -151,7 +154,13 @@ export abstract class RouterBase {
       routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
     }
     if (docsAssets.kind === "self-hosted") {
-      routes.push(...this.assetRoutes(docsAssets, () => this.options.base + openapi_url));
+      routes.push(
+        ...this.assetRoutes(
+          docsAssets,
+          () => this.options.base + openapi_url,
+          () => this.options.base,
+        ),
+      );
     }
     return routes;
   }
@@ -160,13 +169,14 @@ export abstract class RouterBase {
   private assetRoutes(
     assets: Extract<ResolvedRouterOptions["docsAssets"], { kind: "self-hosted" }>,
     openapiUrl: () => string,
+    base: () => string,
   ): Array<[string, DocsHandler]> {
     const prefix = assets.baseUrl.replace(/\/+$/, "");
     const files: DocsAssetFile[] = (["swagger-ui", "redoc", "scalar"] as const).flatMap((page) => docsAssetFiles(page));
     const routes: Array<[string, DocsHandler]> = files.map((asset) => {
       let body: Promise<Uint8Array | string | null> | undefined;
       const handler: DocsHandler = async () => {
-        body ??= assets.load(asset);
+        body ??= assets.load(asset).then((loaded) => loaded && selfHostedAsset(asset, loaded, base() + prefix));
         const content = await body;
         if (content === null) return undefined;
         return new Response(content as BodyInit, {
@@ -182,6 +192,13 @@ export abstract class RouterBase {
         init ??= swaggerUiInitScript(openapiUrl());
         return new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } });
       },
+    ]);
+    routes.push([
+      `${prefix}/${DOCS_FAVICON_FILE}`,
+      () =>
+        new Response(DOCS_FAVICON_SVG, {
+          headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },
+        }),
     ]);
     return routes;
   }

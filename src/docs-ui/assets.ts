@@ -28,10 +28,23 @@ export interface DocsAssetFile {
   path: string;
   /** `content-type` to serve it with. */
   contentType: string;
+  /**
+   * Absolute URLs the file loads at run time, each mapped to the file under `baseUrl` that replaces it
+   * when self-hosted (see {@link selfHostedAsset}), so the page asks no other origin.
+   */
+  localUrls?: Readonly<Record<string, string>>;
 }
 
 /** Name of the generated Swagger UI init script under a self-hosted `baseUrl`; its body is `swaggerUiInitScript(openapiUrl)`. */
 export const SWAGGER_UI_INIT_FILE = "swagger-ui-init.js";
+
+/** Name of the docs pages' icon under a self-hosted `baseUrl`; its body is {@link DOCS_FAVICON_SVG}. */
+export const DOCS_FAVICON_FILE = "favicon.svg";
+
+/** specroute's own small icon, linked from every docs page so the browser asks for no `/favicon.ico`. */
+export const DOCS_FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f6f5c"/>' +
+  '<path d="M9 11h14M9 16h14M9 21h9" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>';
 
 const CSS = "text/css; charset=utf-8";
 const JS = "text/javascript; charset=utf-8";
@@ -41,7 +54,7 @@ interface PageAssets {
   package: string;
   /** Major version pinned on the CDN. */
   major: number;
-  files: ReadonlyArray<{ file: string; path: string; contentType: string }>;
+  files: ReadonlyArray<{ file: string; path: string; contentType: string; localUrls?: Record<string, string> }>;
 }
 
 // Paths checked against swagger-ui-dist 5.35.0, redoc 2.5.4 and @scalar/api-reference 1.46.4.
@@ -57,7 +70,15 @@ const PAGE_ASSETS: Record<DocsPage, PageAssets> = {
   redoc: {
     package: "redoc",
     major: 2,
-    files: [{ file: "redoc.standalone.js", path: "bundles/redoc.standalone.js", contentType: JS }],
+    files: [
+      {
+        file: "redoc.standalone.js",
+        path: "bundles/redoc.standalone.js",
+        contentType: JS,
+        // The sidebar's "API docs by Redocly" logo, which Redoc has no option to turn off.
+        localUrls: { "https://cdn.redoc.ly/redoc/logo-mini.svg": DOCS_FAVICON_FILE },
+      },
+    ],
   },
   scalar: {
     package: "@scalar/api-reference",
@@ -79,7 +100,29 @@ const PAGE_ASSETS: Record<DocsPage, PageAssets> = {
 export function docsAssetFiles(page: DocsPage): DocsAssetFile[] {
   const assets = PAGE_ASSETS[page];
   if (!assets) throw new Error(`Unknown docs page ${JSON.stringify(page)}`);
-  return assets.files.map((f) => ({ file: f.file, package: assets.package, path: f.path, contentType: f.contentType }));
+  return assets.files.map((f) => ({ ...f, package: assets.package }));
+}
+
+/**
+ * The body a self-hosted `asset` is served with: `content` as loaded, with each of its `localUrls`
+ * pointed at the app's own file under `baseUrl`.
+ *
+ * @example
+ * selfHostedAsset(asset, await load(asset), "/docs-assets"); // Redoc's logo URL becomes /docs-assets/favicon.svg
+ */
+export function selfHostedAsset(
+  asset: DocsAssetFile,
+  content: Uint8Array | string,
+  baseUrl: string,
+): Uint8Array | string {
+  const urls = Object.entries(asset.localUrls ?? {});
+  if (urls.length === 0) return content;
+  let text = typeof content === "string" ? content : new TextDecoder().decode(content);
+  for (const [from, file] of urls) {
+    // Inside a JavaScript string literal, so the replacement is escaped as one.
+    text = text.split(from).join(JSON.stringify(`${selfHostedBase(baseUrl)}/${file}`).slice(1, -1));
+  }
+  return text;
 }
 
 /** URL of the page's asset named `file`, on the CDN or under the self-hosted base URL. */

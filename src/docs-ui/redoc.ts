@@ -16,5 +16,6 @@ export function redocPage(options: DocsPageOptions): string {
     options.title || "ReDocUI",
     "",
     `<redoc spec-url="${escapeHtml(options.openapiUrl)}"></redoc>\n${scriptTag(bundle)}`,
+    options.assets,
   );
 }

@@ -41,5 +41,6 @@ export function swaggerUiPage(options: DocsPageOptions): string {
     options.title || "SwaggerUI",
     stylesheetTag(css),
     `<div id="swagger-ui"></div>\n${scriptTag(bundle)}\n${init}`,
+    assets,
   );
 }

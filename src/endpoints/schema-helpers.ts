@@ -28,6 +28,34 @@ export function omitFields(fields: z.ZodObject, keys: string[]): z.ZodObject {
   return present.length === 0 ? fields : fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
 }
 
+/**
+ * The body of a PATCH: every member of `fields` optional and without its default, so an absent member
+ * means "unchanged" — neither documented with a `default` nor filled in by validation.
+ */
+export function patchFields(fields: z.ZodObject): z.ZodObject {
+  const shape = Object.fromEntries(Object.entries(fields.shape).map(([key, member]) => [key, withoutDefault(member)]));
+  return fields.extend(shape).partial();
+}
+
+/** `schema` without `default`/`prefault` wrappers (also inside optional, nullable, readonly) or a `default` in its metadata. */
+export function withoutDefault(schema: z.ZodType): z.ZodType {
+  const def = (schema as any)._zod.def;
+  let stripped = schema;
+  if (def.type === "default" || def.type === "prefault") stripped = withoutDefault(def.innerType);
+  else if (WRAPPERS.has(def.type)) {
+    const inner = withoutDefault(def.innerType);
+    if (inner !== def.innerType) stripped = schema.clone({ ...def, innerType: inner });
+  }
+  const metadata = z.globalRegistry.get(schema);
+  if (stripped === schema && metadata?.default === undefined) return schema;
+  // A clone given a def has no parent, so it inherits no metadata; what is kept is set again, minus `default` and `id`.
+  const { default: _default, id: _id, ...kept } = (metadata ?? {}) as Record<string, unknown>;
+  const copy = stripped === schema ? schema.clone(def) : stripped;
+  if (Object.keys(kept).length === 0) return copy;
+  const { id: _innerId, ...inner } = (copy.meta() ?? {}) as Record<string, unknown>;
+  return copy.meta({ ...inner, ...kept });
+}
+
 /** The `{ success: true, result }` envelope schema of a successful response. */
 export function successSchema(result: z.ZodType, extra: Record<string, z.ZodType> = {}): z.ZodObject {
   return z.object({ success: z.literal(true), result, ...extra });

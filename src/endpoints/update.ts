@@ -2,13 +2,14 @@ import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields } from "./schema-helpers";
+import { omitFields, patchFields } from "./schema-helpers";
 import type { UpdateFilters } from "./types";
 
 /**
  * PUT or PATCH (chosen by the method it is registered with) an object identified by the path:
  * `getObject(filters) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
- * PATCH makes every body member optional; `filters.updatedData` holds only what the client sent.
+ * PATCH makes every body member optional and drops its default (absent means unchanged, so neither the
+ * document nor validation fills one in); `filters.updatedData` holds only what the client sent.
  *
  * @example
  * openapi.patch("/tasks/:id", UpdateTask);
@@ -21,7 +22,7 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return this.describeEndpoint({
       status: "200",
       description: "The updated object",
-      request: { body: contentJson(this.params?.method === "patch" ? body.partial() : body) },
+      request: { body: contentJson(this.params?.method === "patch" ? patchFields(body) : body) },
     });
   }
 

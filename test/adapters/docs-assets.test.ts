@@ -23,7 +23,6 @@ for (const harness of harnesses) {
       const cases: Array<[string, string]> = [
         ["/assets/swagger-ui-bundle.js", "node_modules/swagger-ui-dist/swagger-ui-bundle.js"],
         ["/assets/swagger-ui.css", "node_modules/swagger-ui-dist/swagger-ui.css"],
-        ["/assets/redoc.standalone.js", "node_modules/redoc/bundles/redoc.standalone.js"],
         ["/assets/scalar-api-reference.js", "node_modules/@scalar/api-reference/dist/browser/standalone.js"],
       ];
       for (const [url, file] of cases) {
@@ -31,6 +30,16 @@ for (const harness of harnesses) {
         expect(response.status, url).toBe(200);
         expect(Buffer.from(await response.arrayBuffer()).equals(readFileSync(join(root, file))), url).toBe(true);
       }
+      // Redoc's bundle is served with its logo pointed at the app's own icon (see selfHostedAsset).
+      const redoc = await request("/assets/redoc.standalone.js");
+      expect(redoc.status).toBe(200);
+      const redocSource = readFileSync(join(root, "node_modules/redoc/bundles/redoc.standalone.js"), "utf8");
+      expect(await redoc.text()).toBe(
+        redocSource.replaceAll("https://cdn.redoc.ly/redoc/logo-mini.svg", "/assets/favicon.svg"),
+      );
+      const icon = await request("/assets/favicon.svg");
+      expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await icon.text()).toMatch(/^<svg /);
       const init = await request("/assets/swagger-ui-init.js");
       expect(init.headers.get("content-type")).toContain("javascript");
       expect(await init.text()).toContain("url: '/openapi.json'");

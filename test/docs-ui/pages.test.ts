@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  DOCS_FAVICON_FILE,
+  DOCS_FAVICON_SVG,
   type DocsPageOptions,
   redocPage,
   SWAGGER_UI_INIT_FILE,
@@ -51,6 +53,14 @@ describe.each(Object.entries(pages))("%s", (name, build) => {
 
   it("has no inline script when self-hosted", () => {
     expect(inlineScripts(build({ openapiUrl: "/openapi.json", assets: selfHosted }))).toEqual([]);
+  });
+
+  it("links specroute's icon: the self-hosted file, or an inline SVG in CDN mode", () => {
+    expect(attribute(build({ openapiUrl: "/openapi.json", assets: selfHosted }), "href")).toBe(
+      `/docs/assets/${DOCS_FAVICON_FILE}`,
+    );
+    const inline = attribute(build({ openapiUrl: "/openapi.json" }), "href");
+    expect(decodeURIComponent(inline!.replace(/^data:image\/svg\+xml,/, ""))).toBe(DOCS_FAVICON_SVG);
   });
 });
 
@@ -134,6 +144,17 @@ describe("scalarPage", () => {
     expect(assetRefs(scalarPage({ openapiUrl: "/openapi.json", assets: selfHosted }))).toEqual([
       "/docs/assets/scalar-api-reference.js",
     ]);
+  });
+
+  it("turns off Scalar's fonts, agent and telemetry when self-hosted, and sets no proxy", () => {
+    const html = scalarPage({ openapiUrl: "/openapi.json", assets: selfHosted });
+    expect(JSON.parse(attribute(html, "data-configuration")!)).toEqual({
+      withDefaultFonts: false,
+      agent: { disabled: true },
+      telemetry: false,
+    });
+    expect(html).not.toContain("proxy");
+    expect(attribute(scalarPage({ openapiUrl: "/openapi.json" }), "data-configuration")).toBeUndefined();
   });
 });
 

@@ -275,6 +275,16 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
       expect(await backend.rows("projects")).toEqual([{ id: 1, name: "Beta", budget: 50 }]);
     });
 
+    it("PATCH of one member leaves every other stored member as it was, defaulted ones included", async () => {
+      await seed();
+      await app.request("/projects/1/tasks/2", jsonBody({ done: true, notes: "keep me" }, { method: "PATCH" }));
+      const before = (await backend.rows("tasks")).find((row) => row.id === 2)!;
+      const response = await app.request("/projects/1/tasks/2", jsonBody({ title: "Renamed" }, { method: "PATCH" }));
+      expect(response.status).toBe(200);
+      expect((await json(response)).result).toMatchObject({ title: "Renamed", done: true, notes: "keep me" });
+      expect((await backend.rows("tasks")).find((row) => row.id === 2)).toEqual({ ...before, title: "Renamed" });
+    });
+
     it("PUT requires the full object minus path keys", async () => {
       await createProject("Alpha", 50);
       const partial = await app.request("/projects/1", jsonBody({ budget: 1 }, { method: "PUT" }));
@@ -465,6 +475,11 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
       expect(byName.search.in).toBe("query");
       expect(byName.projectId).toMatchObject({ in: "path", required: true });
       expect(doc.paths["/projects/{id}"].patch.requestBody.content["application/json"].schema.required).toBeUndefined();
+      // Absent means unchanged: a PATCH body documents no default a client or Swagger UI would send.
+      for (const path of ["/projects/{id}", "/projects/{projectId}/tasks/{id}"]) {
+        expect(JSON.stringify(doc.paths[path].patch.requestBody), path).not.toContain('"default"');
+      }
+      expect(JSON.stringify(doc.paths["/projects/{id}"].put.requestBody)).toContain('"default":0');
       expect(doc.paths["/projects/{id}"].put.requestBody.content["application/json"].schema.required).toEqual(["name"]);
       expect(Object.keys(doc.paths["/projects"].post.responses)).toEqual(["201", "400"]);
       expect(await documentErrors(doc)).toBeNull();

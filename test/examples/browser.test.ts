@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(__dirname, "..", "..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -61,6 +61,9 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
   let server: { base: string; child: ChildProcess };
   const dir = mkdtempSync(join(tmpdir(), "specroute-browser-"));
   const dbFile = join(dir, "tasks.db");
+  /** Every request the page made to an origin other than the server's, and every error it logged, per test. */
+  const offsite: string[] = [];
+  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
@@ -77,9 +80,24 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
       ],
     });
     page = await browser.newPage();
-    // The pages are self-hosted: anything leaving 127.0.0.1 would be a bug, so it is refused.
+    // The pages are self-hosted: a request leaving the server's origin is recorded (the test fails) and refused.
+    page.on("request", (request) => {
+      const url = request.url();
+      if (!url.startsWith("data:") && new URL(url).origin !== server.base) offsite.push(url);
+    });
+    page.on("console", (message) => {
+      if (message.type() === "error") consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on("pageerror", (error) => consoleErrors.push(error.message));
     await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
   }, 60_000);
+
+  afterEach(() => {
+    const seen = { offsite: [...offsite], consoleErrors: [...consoleErrors] };
+    offsite.length = 0;
+    consoleErrors.length = 0;
+    expect(seen, "the page asked another origin or logged an error").toEqual({ offsite: [], consoleErrors: [] });
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -88,17 +106,34 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("renders every operation in Swagger UI and creates a project with Try it out", async () => {
+  /** Opens Swagger UI and authorizes with the API key, unless the page kept an earlier authorization (persistAuthorization). */
+  async function openSwaggerUi(): Promise<void> {
     await page.goto(`${server.base}/docs`);
     await page.waitForSelector(".opblock", { timeout: 20_000 });
+    await page.click("button.authorize");
+    await page.waitForSelector(".modal-ux");
+    if ((await page.locator(".modal-ux input[type=text]").count()) > 0) {
+      await page.fill(".modal-ux input[type=text]", "browser-key");
+      await page.click(".modal-ux button.authorize");
+    }
+    await page.click(".modal-ux button.btn-done");
+  }
+
+  /** Every row of a table of the example's database. */
+  function rows(sql: string): unknown[] {
+    const sqlite = new Database(dbFile, { readonly: true });
+    try {
+      return sqlite.prepare(sql).all();
+    } finally {
+      sqlite.close();
+    }
+  }
+
+  it("renders every operation in Swagger UI and creates a project with Try it out", async () => {
+    await openSwaggerUi();
     const operations = await page.locator(".opblock").count();
     expect(operations).toBe(13);
     expect(await page.locator(".opblock-summary-path").allInnerTexts()).toContain("/projects/{projectId}/tasks/{id}");
-
-    await page.click("button.authorize");
-    await page.fill(".modal-ux input[type=text]", "browser-key");
-    await page.click(".modal-ux button.authorize");
-    await page.click(".modal-ux button.btn-done");
 
     const operation = page.locator("#operations-projects-post_CreateProject");
     await operation.locator(".opblock-summary").click();
@@ -109,9 +144,34 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain("201");
     await page.screenshot({ path: join(screenshots, "swagger-ui.png"), fullPage: true });
 
-    const sqlite = new Database(dbFile, { readonly: true });
-    expect(sqlite.prepare("SELECT name FROM projects").all()).toEqual([{ name: "From the browser" }]);
-    sqlite.close();
+    expect(rows("SELECT name FROM projects")).toEqual([{ name: "From the browser" }]);
+  }, 60_000);
+
+  it("changes one field with PATCH in Try it out and leaves the others as they were", async () => {
+    const created = await fetch(`${server.base}/projects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "browser-key" },
+      body: JSON.stringify({ name: "Before the patch", description: "Kept by a PATCH of the name" }),
+    });
+    const { id } = (await created.json()).result;
+    const [before] = rows(`SELECT * FROM projects WHERE id = ${Number(id)}`) as Array<Record<string, unknown>>;
+
+    await openSwaggerUi();
+    const operation = page.locator("#operations-projects-patch_UpdateProject");
+    await operation.locator(".opblock-summary").click();
+    // The PATCH body documents no default, so the example Swagger UI offers holds no `description: null`.
+    const example = JSON.parse((await operation.locator(".body-param__example").textContent()) ?? "{}");
+    expect(example).not.toHaveProperty("description", null);
+    await operation.locator("button.try-out__btn").click();
+    await operation.locator('tr[data-param-name="id"] input').fill(String(id));
+    await operation.locator("textarea.body-param__text").fill(JSON.stringify({ name: "After the patch" }));
+    await operation.locator("button.execute").click();
+    const status = operation.locator(".live-responses-table tbody .response-col_status").first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain("200");
+    await page.screenshot({ path: join(screenshots, "swagger-ui-patch.png"), fullPage: true });
+
+    expect(rows(`SELECT * FROM projects WHERE id = ${Number(id)}`)).toEqual([{ ...before, name: "After the patch" }]);
+    expect(before.description).toBe("Kept by a PATCH of the name");
   }, 60_000);
 
   it("uploads a file with Try it out, as multipart form data", async () => {
@@ -122,16 +182,7 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
     });
     const projectId = String((await created.json()).result.id);
 
-    await page.goto(`${server.base}/docs`);
-    await page.waitForSelector(".opblock", { timeout: 20_000 });
-    // The page keeps an earlier authorization (persistAuthorization); authorize only when it has none.
-    await page.click("button.authorize");
-    await page.waitForSelector(".modal-ux");
-    if ((await page.locator(".modal-ux input[type=text]").count()) > 0) {
-      await page.fill(".modal-ux input[type=text]", "browser-key");
-      await page.click(".modal-ux button.authorize");
-    }
-    await page.click(".modal-ux button.btn-done");
+    await openSwaggerUi();
 
     const operation = page.locator("#operations-attachments-post_UploadAttachment");
     await operation.locator(".opblock-summary").click();
@@ -147,8 +198,7 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain("201");
     await page.screenshot({ path: join(screenshots, "swagger-ui-upload.png"), fullPage: true });
 
-    const sqlite = new Database(dbFile, { readonly: true });
-    expect(sqlite.prepare("SELECT projectId, filename, content_type, size, note FROM attachments").all()).toEqual([
+    expect(rows("SELECT projectId, filename, content_type, size, note FROM attachments")).toEqual([
       {
         projectId: Number(projectId),
         filename: "notes.txt",
@@ -157,7 +207,6 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
         note: "from the browser",
       },
     ]);
-    sqlite.close();
   }, 60_000);
 
   it("renders ReDoc and Scalar with the API title", async () => {
@@ -171,4 +220,32 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
       await page.screenshot({ path: join(screenshots, file) });
     }
   }, 60_000);
+
+  it("loads /docs, /redocs and /scalar, icon included, from the server's own origin only", async () => {
+    for (const [path, rendered] of [
+      ["/docs", ".opblock"],
+      ["/redocs", "text=Tasks API"],
+      ["/scalar", "text=Tasks API"],
+    ] as const) {
+      const own: Array<{ url: string; status: number }> = [];
+      const record = (response: { url(): string; status(): number }) => {
+        if (response.url().startsWith(server.base)) own.push({ url: response.url(), status: response.status() });
+      };
+      page.on("response", record);
+      await page.goto(`${server.base}${path}`);
+      await page.waitForSelector(rendered, { timeout: 20_000 });
+      // Late requests (fonts, Scalar's agent, Redoc's logo) come after the first render; wait for them.
+      await page.waitForLoadState("networkidle");
+      page.off("response", record);
+      expect(offsite, path).toEqual([]);
+      expect(
+        own.filter((r) => r.status >= 400),
+        path,
+      ).toEqual([]);
+      expect(
+        own.map((r) => r.url),
+        path,
+      ).toContain(`${server.base}/docs-assets/favicon.svg`);
+    }
+  }, 90_000);
 });
