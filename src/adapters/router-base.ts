@@ -262,6 +262,7 @@ export abstract class RouterBase {
         openapiVersion: version,
         schema: this.options.schema,
         problemDetails: this.options.errorFormat === "problem",
+        automaticResponses: this.options.automaticResponses,
       });
       cached = { doc, json: JSON.stringify(doc) };
       this.documents.set(version, cached);

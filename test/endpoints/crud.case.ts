@@ -466,7 +466,7 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
       expect(byName.projectId).toMatchObject({ in: "path", required: true });
       expect(doc.paths["/projects/{id}"].patch.requestBody.content["application/json"].schema.required).toBeUndefined();
       expect(doc.paths["/projects/{id}"].put.requestBody.content["application/json"].schema.required).toEqual(["name"]);
-      expect(Object.keys(doc.paths["/projects"].post.responses)).toEqual(["201", "400"]);
+      expect(Object.keys(doc.paths["/projects"].post.responses)).toEqual(["201", "400", "413", "415"]);
       expect(await documentErrors(doc)).toBeNull();
     });
   });
