@@ -84,7 +84,10 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   const securitySchemes = { ...Object.fromEntries(ctx.securitySchemes), ...components?.securitySchemes };
   if (Object.keys(securitySchemes).length > 0) {
     allComponents.securitySchemes = securitySchemes;
-    // Without it, a public operation would read as needing the document's (or no stated) security.
+  }
+  // With schemes the framework enforces, a public operation says so. Schemes only the user declares
+  // (or a document-level `security`) may be enforced by middleware the framework cannot see.
+  if (ctx.securitySchemes.size > 0 && config.schema.security === undefined) {
     for (const operation of ctx.unsecured) operation.security = [];
   }
 

@@ -163,6 +163,25 @@ describe("the answers the framework gives on its own, in the document", () => {
     unsecured.get("/ping", Plain);
     expect((unsecured.getGeneratedSchema() as any).paths["/ping"].get).not.toHaveProperty("security");
   });
+
+  it("leaves operations alone under schemes only the user declares (middleware may enforce them)", () => {
+    const declared = fromHono(new Hono(), {
+      schema: { components: { securitySchemes: { gate: { type: "http", scheme: "bearer" } } } },
+    });
+    declared.get("/ping", Plain);
+    expect((declared.getGeneratedSchema() as any).paths["/ping"].get).not.toHaveProperty("security");
+  });
+
+  it("leaves operations to a document-level `security` the user declares", () => {
+    const declared = fromHono(new Hono(), {
+      schema: {
+        security: [{ gate: [] }],
+        components: { securitySchemes: { gate: { type: "http", scheme: "bearer" } } },
+      },
+    });
+    declared.get("/ping", Plain);
+    expect((declared.getGeneratedSchema() as any).paths["/ping"].get).not.toHaveProperty("security");
+  });
 });
 
 describe("automaticResponses: false", () => {
