@@ -122,7 +122,7 @@ describe("spec: endpoint schema object and contentJson", () => {
     const op = (openapi.schema.paths["/tasks"] as any).post;
     expect(op.tags).toEqual(["Tasks"]);
     expect(op.summary).toBe("Create a new Task");
-    expect(Object.keys(op.responses)).toEqual(["200", "400"]);
+    expect(Object.keys(op.responses)).toEqual(["200", "400", "413", "415"]);
     expect(await documentErrors(openapi.schema)).toBeNull();
   });
 });

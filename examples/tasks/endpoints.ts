@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import {
+  apiKeyAuth,
   ConflictException,
   contentJson,
   contentMultipart,
@@ -23,7 +24,15 @@ type AppContext = Context<{ Bindings: Env }>;
 
 // Every auto endpoint reads the database from the environment binding named DB.
 const DB = "DB";
-const writeSecurity = [{ apiKey: [] }];
+
+/** Writes need the key in the environment's API_KEY, sent in the X-API-Key header; reads are open. */
+const writeKey = apiKeyAuth({
+  schemeName: "apiKey",
+  in: "header",
+  name: "X-API-Key",
+  description: "The API key for writes (the API_KEY environment variable)",
+  verify: (key, { args }) => (key === (args[0] as AppContext).env.API_KEY ? { client: "api-key" } : null),
+});
 
 const projectMeta = { model: projectModel, tags: ["projects"] };
 const taskMeta = { model: taskModel, pathParameters: ["projectId", "id"], tags: ["tasks"] };
@@ -31,7 +40,7 @@ const taskMeta = { model: taskModel, pathParameters: ["projectId", "id"], tags: 
 export class CreateProject extends SqlCreateEndpoint {
   _meta = { ...projectMeta, fields: NewProject };
   dbName = DB;
-  schema = { summary: "Create a project", security: writeSecurity };
+  schema = { summary: "Create a project", auth: writeKey };
   constraintsMessages = {
     "projects.name": new InputValidationException("A project with this name already exists", ["body", "name"]),
   };
@@ -55,19 +64,21 @@ export class GetProject extends SqlReadEndpoint {
 export class UpdateProject extends SqlUpdateEndpoint {
   _meta = { ...projectMeta, fields: NewProject };
   dbName = DB;
-  schema = { summary: "Change a project", security: writeSecurity };
+  schema = { summary: "Change a project", auth: writeKey };
 }
 
 export class DeleteProject extends SqlDeleteEndpoint {
   _meta = projectMeta;
   dbName = DB;
-  schema = { summary: "Delete a project and its tasks", security: writeSecurity };
+  schema = { summary: "Delete a project and its tasks", auth: writeKey };
 }
 
 export class CreateTask extends SqlCreateEndpoint {
   _meta = { ...taskMeta, fields: NewTask };
   dbName = DB;
-  schema = { summary: "Add a task to a project", security: writeSecurity };
+  schema = { summary: "Add a task to a project", auth: writeKey };
+  // `before` answers 404 for a missing project; this puts that 404 in the document.
+  checksParent = true;
 
   /** The project must exist. */
   async before(data: { projectId: number }) {
@@ -115,13 +126,13 @@ export class GetTask extends SqlReadEndpoint {
 export class UpdateTask extends SqlUpdateEndpoint {
   _meta = { ...taskMeta, fields: NewTask };
   dbName = DB;
-  schema = { summary: "Change a task", security: writeSecurity };
+  schema = { summary: "Change a task", auth: writeKey };
 }
 
 export class DeleteTask extends SqlDeleteEndpoint {
   _meta = taskMeta;
   dbName = DB;
-  schema = { summary: "Delete a task", security: writeSecurity };
+  schema = { summary: "Delete a task", auth: writeKey };
 }
 
 const ProjectPath = z.object({ projectId: z.number().int() });
@@ -134,7 +145,7 @@ export class UploadAttachment extends OpenAPIRoute {
   schema = {
     tags: ["attachments"],
     summary: "Attach a file to a project",
-    security: writeSecurity,
+    auth: writeKey,
     request: {
       params: ProjectPath,
       body: contentMultipart(

@@ -16,7 +16,8 @@ export const Task = z.object({
   due: z.iso.date().nullable().default(null),
 });
 
-export const projectModel = { tableName: "projects", schema: Project, primaryKeys: ["id"] };
+// `unique` names the UNIQUE column (see migrations.ts), so creates and updates document their conflict answer.
+export const projectModel = { tableName: "projects", schema: Project, primaryKeys: ["id"], unique: ["name"] };
 export const taskModel = { tableName: "tasks", schema: Task, primaryKeys: ["projectId", "id"] };
 
 /** What the API keeps of an uploaded file: its metadata and a digest of its bytes. */

@@ -48,6 +48,11 @@ export interface RouterOptions {
   errorFormat?: ErrorFormat;
   /** Largest accepted request body in bytes. Default 1 MiB. */
   maxBodySize?: number;
+  /**
+   * Document the answers the framework gives on its own (400, 401 with `WWW-Authenticate`, 403, 404,
+   * 409, 413, 415) in each operation's `responses`; `false` for a hand-written document. Default true.
+   */
+  automaticResponses?: boolean;
   /** Where the docs pages' scripts and styles come from. Default: a CDN. */
   docsAssets?: DocsAssetsOption;
   /** The database SQL-backed endpoints use when they name none: a driver such as `betterSqlite3Driver(db)`. */
@@ -80,6 +85,7 @@ export interface ResolvedRouterOptions {
   passthroughErrors: boolean;
   errorFormat: ErrorFormat;
   maxBodySize: number;
+  automaticResponses: boolean;
   docsAssets: DocsAssetsOption;
   db: unknown;
   auth?: AuthOption;
@@ -107,6 +113,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     passthroughErrors: options.passthroughErrors ?? false,
     errorFormat: options.errorFormat ?? "envelope",
     maxBodySize,
+    automaticResponses: options.automaticResponses ?? true,
     docsAssets: options.docsAssets ?? { kind: "cdn" },
     db: options.db,
     auth: options.auth,

@@ -279,6 +279,7 @@ export abstract class RouterBase {
         openapiVersion: version,
         schema: this.options.schema,
         problemDetails: this.options.errorFormat === "problem",
+        automaticResponses: this.options.automaticResponses,
       });
       cached = { doc, json: JSON.stringify(doc) };
       this.documents.set(version, cached);

@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { jsonResponse } from "../core/respond";
 import { OpenAPIRoute, type RouteOptions } from "../core/route";
-import type { OpenAPIRouteSchema, RequestSchema } from "../core/schema-types";
+import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
 import { NotFoundException } from "../errors/exceptions";
+import { automatic } from "../openapi/automatic-responses";
 import { type ResolvedMeta, resolveMeta } from "./meta";
 import { errorResponses, jsonResponseConfig, mergeSchema, pickFields, successSchema } from "./schema-helpers";
 import type { FilterCondition, Filters, Meta, SerializerContext } from "./types";
@@ -19,6 +20,15 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
 
   /** @internal The path keys, resolved once by `prepareRoute()`; requests inherit them from the registered instance. */
   preparedPathKeys: string[] | undefined = undefined;
+
+  /**
+   * Set `true` when the endpoint answers 404 for a missing parent object (a nested collection whose
+   * parent it looks up, e.g. in `before`), so the document lists that 404.
+   *
+   * @example
+   * class CreateTask extends SqlCreateEndpoint { checksParent = true; async before(data) { ...; throw new NotFoundException(); } }
+   */
+  checksParent = false;
 
   /** The Meta with its defaults filled in. */
   get meta(): ResolvedMeta {
@@ -67,9 +77,14 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
       request: { ...params, ...options.request },
       responses: {
         [options.status]: jsonResponseConfig(options.description, successSchema(result, options.envelope)),
-        ...errorResponses(this.identifiesObject),
+        ...automatic({ ...errorResponses(this.identifiesObject || this.checksParent), ...this.conflictResponses() }),
       },
     };
+  }
+
+  /** The conflicts a write can answer, by status; none unless the storage knows its unique constraints. */
+  conflictResponses(): Record<string, ResponseConfig> {
+    return {};
   }
 
   /** The validated path keys as filter conditions, in path order. */

@@ -3,7 +3,7 @@ import type { Meta, Model, ModelComplete, SerializerContext } from "./types";
 
 /** A Meta with every default filled in, as the endpoints read it. */
 export interface ResolvedMeta {
-  model: Required<Pick<Model, "tableName" | "schema" | "primaryKeys">> & {
+  model: Required<Pick<Model, "tableName" | "schema" | "primaryKeys" | "unique">> & {
     serializer: (obj: any, context?: SerializerContext) => object;
     serializerSchema: z.ZodObject;
   };
@@ -28,6 +28,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
         tableName: meta.model.tableName,
         schema: meta.model.schema,
         primaryKeys: meta.model.primaryKeys,
+        unique: meta.model.unique ?? [],
         serializer: meta.model.serializer ?? ((obj) => obj),
         serializerSchema: meta.model.serializerSchema ?? meta.model.schema,
       },

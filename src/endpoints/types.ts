@@ -65,6 +65,11 @@ export interface Model<S extends z.ZodObject = z.ZodObject> {
   tableName: string;
   schema: S;
   primaryKeys: string[];
+  /**
+   * Columns (besides the primary keys) each carrying a UNIQUE constraint: SQL Create and Update
+   * document the 409 (or their `constraintsMessages` answer) a duplicate value gets.
+   */
+  unique?: string[];
   serializer?: (obj: any, context?: SerializerContext) => object;
   serializerSchema?: z.ZodObject;
 }

@@ -9,7 +9,8 @@ import type {
 } from "../core/schema-types";
 import { RouteSecurity } from "../core/security";
 import { fileConstraints, objectShape } from "../core/zod-introspect";
-import { errorEnvelopeSchema, isErrorEnvelopeSchema } from "../errors/exceptions";
+import { isErrorEnvelopeSchema } from "../errors/exceptions";
+import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
 import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
@@ -25,6 +26,10 @@ interface BuildContext {
   usesProblemDetails: boolean;
   /** Schemes declared by the authenticators routes enforce, by name. */
   securitySchemes: Map<string, Json>;
+  /** Whether operations list the answers the framework gives on its own. */
+  automaticResponses: boolean;
+  /** Operations that need no credentials and do not say so: `security: []` once the document has a scheme. */
+  unsecured: Json[];
 }
 
 const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0" };
@@ -56,6 +61,8 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     problemDetails: config.problemDetails,
     usesProblemDetails: false,
     securitySchemes: new Map(),
+    automaticResponses: config.automaticResponses ?? true,
+    unsecured: [],
   };
   const paths: Record<string, Json> = {};
   for (const route of routes) {
@@ -75,7 +82,14 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
   // Schemes given in the router's `schema.components` win over the ones authenticators declare.
   const securitySchemes = { ...Object.fromEntries(ctx.securitySchemes), ...components?.securitySchemes };
-  if (Object.keys(securitySchemes).length > 0) allComponents.securitySchemes = securitySchemes;
+  if (Object.keys(securitySchemes).length > 0) {
+    allComponents.securitySchemes = securitySchemes;
+  }
+  // With schemes the framework enforces, a public operation says so. Schemes only the user declares
+  // (or a document-level `security`) may be enforced by middleware the framework cannot see.
+  if (ctx.securitySchemes.size > 0 && config.schema.security === undefined) {
+    for (const operation of ctx.unsecured) operation.security = [];
+  }
 
   const doc: OpenAPIDocument = {
     openapi: DOCUMENT_VERSIONS[config.openapiVersion],
@@ -95,9 +109,10 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  operation.responses = buildResponses(withUnauthorized(schema.responses, enforced.length > 0), ctx);
+  operation.responses = buildResponses(withFrameworkResponses(schema, enforced, ctx), ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
+  else if (enforced.length === 0) ctx.unsecured.push(operation);
   copyDefined(schema, operation, ["servers"]);
   for (const key of Object.keys(schema)) {
     if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];
@@ -117,25 +132,24 @@ function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext)
   }
 }
 
-/** The 401 every authenticated route can answer, documented unless the route documents its own. */
-const UNAUTHORIZED_RESPONSE: ResponseConfig = {
-  description: "Missing or invalid credentials",
-  headers: {
-    "WWW-Authenticate": {
-      description: "How to authenticate: one challenge per accepted scheme",
-      schema: { type: "string" },
-    },
-  },
-  content: { "application/json": { schema: errorEnvelopeSchema } },
-};
-
-function withUnauthorized(
-  responses: Record<string, ResponseConfig> | undefined,
-  authenticated: boolean,
+/**
+ * The route's `responses` with what the framework answers on its own added (the user's entry for a
+ * status wins), or, with automatic responses off, without the entries the framework derived.
+ */
+function withFrameworkResponses(
+  schema: OpenAPIRouteSchema,
+  enforced: readonly Authenticator<unknown>[],
+  ctx: BuildContext,
 ): Record<string, ResponseConfig> | undefined {
-  if (!authenticated || responses?.["401"]) return responses;
+  const { responses } = schema;
+  if (!ctx.automaticResponses) {
+    if (!responses) return responses;
+    return Object.fromEntries(Object.entries(responses).filter(([, config]) => !isAutomatic(config)));
+  }
+  const automatic = frameworkResponses(schema, enforced);
+  if (Object.keys(automatic).length === 0) return responses;
   const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
-  return { ...declared, "401": UNAUTHORIZED_RESPONSE };
+  return { ...declared, ...Object.fromEntries(Object.entries(automatic).filter(([status]) => !(status in declared))) };
 }
 
 const DEFAULT_RESPONSES: Record<string, ResponseConfig> = { "200": { description: "Successful response" } };

@@ -29,6 +29,8 @@ export interface DocumentConfig {
   schema: DocumentSchema;
   /** Whether error responses are RFC 9457 problem details (documented as `application/problem+json`). */
   problemDetails: boolean;
+  /** List the answers the framework gives on its own (400, 401, 403, 404, 409, 413, 415). Default true. */
+  automaticResponses?: boolean;
 }
 
 /** A generated OpenAPI document (plain JSON). */

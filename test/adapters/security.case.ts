@@ -305,13 +305,16 @@ export function runSecuritySuite(harness: AdapterHarness): void {
         expect(doc.paths["/admin/health"].get.security).toEqual([]);
         expect(doc.paths["/admin/scoped"].get.security).toEqual([{ bearer: ["admin"] }]);
         expect(doc.paths["/admin/key"].get.security).toEqual([{ headerKey: [] }]);
-        expect(doc.paths["/open"].get).not.toHaveProperty("security");
+        // The document has schemes, so a route that needs no credentials says so.
+        expect(doc.paths["/open"].get.security).toEqual([]);
         expect(doc.components.securitySchemes).toEqual({
           bearer: { type: "http", scheme: "bearer", bearerFormat: "opaque" },
           headerKey: { type: "apiKey", in: "header", name: "X-API-Key" },
         });
         const unauthorized = doc.paths["/admin/stats"].get.responses["401"];
         expect(unauthorized.headers["WWW-Authenticate"].schema).toEqual({ type: "string" });
+        expect(unauthorized.headers["WWW-Authenticate"].description).toContain("Bearer");
+        expect(doc.paths["/admin/stats"].get.responses["403"]).toBeDefined();
         expect(doc.paths["/admin/stats"].get.responses["200"]).toBeDefined();
         expect(doc.paths["/admin/health"].get.responses).not.toHaveProperty("401");
       }

@@ -191,10 +191,10 @@ describe.each([
     expect(at(schema, "properties", "errors", "items", "properties", "code")).toEqual({ type: "integer" });
   });
 
-  it("gives an operation without responses a default 200", () => {
-    expect(at(doc, "paths", "/users/{userId}", "delete", "responses")).toEqual({
-      "200": { description: "Successful response" },
-    });
+  it("gives an operation without responses a default 200, next to the 400 its declared path parameter can get", () => {
+    const responses = at(doc, "paths", "/users/{userId}", "delete", "responses");
+    expect(Object.keys(responses)).toEqual(["200", "400"]);
+    expect(responses["200"]).toEqual({ description: "Successful response" });
   });
 
   it("documents error responses as problem details when asked to", async () => {
@@ -259,7 +259,7 @@ describe("buildDocument defaults and edge cases", () => {
       { openapiVersion: "3.1", schema: {}, problemDetails: false },
     );
     expect(at(doc, "paths", "/ping", "post", "requestBody", "required")).toBe(false);
-    expect(Object.keys(at(doc, "paths", "/ping", "post", "responses"))).toEqual(["400", "404"]);
+    expect(Object.keys(at(doc, "paths", "/ping", "post", "responses"))).toEqual(["400", "404", "413", "415"]);
   });
 
   it("renames a component that only differs through a component it references", () => {

@@ -71,7 +71,7 @@ describe.each(["3", "3.1"] as const)("forms and security in OpenAPI %s", (versio
   });
 
   it("documents the 401 of an authenticated operation unless it declares one", () => {
-    expect(Object.keys(upload.responses)).toEqual(["201", "401"]);
+    expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "413", "415"]);
     expect(upload.responses["401"].headers["WWW-Authenticate"]).toMatchObject({ schema: { type: "string" } });
     expect(doc.paths["/files"].get.responses["401"].description).toBe("Unauthorized");
   });

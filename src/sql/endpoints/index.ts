@@ -1,3 +1,4 @@
+import type { ResponseConfig } from "../../core/schema-types";
 import { CreateEndpoint } from "../../endpoints/create";
 import { DeleteEndpoint } from "../../endpoints/delete";
 import { DEFAULT_PER_PAGE, ListEndpoint } from "../../endpoints/list";
@@ -6,7 +7,7 @@ import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endp
 import { UpdateEndpoint } from "../../endpoints/update";
 import { validateOrderDirection } from "../d1-helpers";
 import type { SqlRow } from "../table";
-import { SqlBacked } from "./sql-backed";
+import { SqlBacked, uniqueConflicts } from "./sql-backed";
 
 export { toSqlDriver } from "./sql-backed";
 
@@ -20,6 +21,10 @@ export { toSqlDriver } from "./sql-backed";
 export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
   CreateEndpoint,
 )<HandleArgs> {
+  override conflictResponses(): Record<string, ResponseConfig> {
+    return uniqueConflicts(this.meta.model, this.constraintsMessages);
+  }
+
   async create(data: Record<string, unknown>): Promise<SqlRow> {
     return this.withTable((table, db) => table.insert(db, data), "create");
   }
@@ -38,6 +43,10 @@ export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends /* 
 export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
   UpdateEndpoint,
 )<HandleArgs> {
+  override conflictResponses(): Record<string, ResponseConfig> {
+    return uniqueConflicts(this.meta.model, this.constraintsMessages);
+  }
+
   async getObject(filters: UpdateFilters): Promise<SqlRow | null> {
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }

@@ -1,3 +1,4 @@
+import type { ResponseConfig } from "../../core/schema-types";
 import type { ModelEndpoint } from "../../endpoints/base";
 import type { Logger } from "../../endpoints/types";
 import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
@@ -167,6 +168,27 @@ const WRITE_LOG: Record<string, string> = {
 function causeMessage(error: unknown): string {
   const cause = error instanceof DatabaseError ? error.cause : error;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * What a write answers for a duplicate value in one of the model's `unique` columns, by status: the
+ * configured `constraintsMessages` answer for that column, else 409.
+ */
+export function uniqueConflicts(
+  model: { tableName: string; unique: string[] },
+  constraintsMessages: Record<string, ApiException>,
+): Record<string, ResponseConfig> {
+  const responses: Record<string, ResponseConfig> = {};
+  for (const column of model.unique) {
+    const configured = constraintsMessages[`${model.tableName}.${column}`];
+    if (!configured) {
+      Object.assign(responses, ConflictException.schema());
+      continue;
+    }
+    const [config] = Object.values((configured.constructor as typeof ApiException).schema());
+    responses[String(configured.status)] ??= { ...config!, description: configured.message };
+  }
+  return responses;
 }
 
 /** Database errors as HTTP errors: UNIQUE violations as configured or 409, anything else a safe 500. */

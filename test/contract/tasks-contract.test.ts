@@ -1,0 +1,171 @@
+import Database from "better-sqlite3";
+import OpenAPIResponseValidator from "openapi-response-validator";
+import { describe, expect, it } from "vitest";
+import { app, openapi } from "../../examples/tasks/app";
+import { MIGRATIONS } from "../../examples/tasks/migrations";
+import { betterSqlite3Driver } from "../../src";
+
+/**
+ * The contract check: every operation of the example is called validly and invalidly, and every answer
+ * is checked by an independent validator (openapi-response-validator) against the served document.
+ */
+
+const KEY = "contract-key";
+type Operation = {
+  parameters?: Array<{ name: string; in: string; schema?: any }>;
+  requestBody?: unknown;
+  security?: unknown[];
+  responses: Record<string, unknown>;
+};
+type Doc = { paths: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
+
+/** A database with two projects ("Launch", "Other") and one task of project 1. */
+function seededEnv() {
+  const sqlite = new Database(":memory:");
+  sqlite.pragma("foreign_keys = ON");
+  for (const statement of MIGRATIONS) sqlite.exec(statement);
+  sqlite.exec("INSERT INTO projects (name) VALUES ('Launch'), ('Other')");
+  sqlite.exec("INSERT INTO tasks (projectId, id, title) VALUES (1, 1, 'First')");
+  return { DB: betterSqlite3Driver(sqlite), API_KEY: KEY };
+}
+
+/** A valid body for each operation that takes one. */
+function validBody(method: string, path: string): { body: BodyInit; type: string } | undefined {
+  const json = (value: unknown) => ({ body: JSON.stringify(value), type: "application/json" });
+  if (method === "get" || method === "delete") return undefined;
+  if (path.endsWith("/attachments")) {
+    const form = new FormData();
+    form.append("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
+    return { body: form, type: "" };
+  }
+  if (method === "post" && path === "/projects") return json({ name: "New" });
+  if (method === "patch" && path === "/projects/{id}") return json({ description: "Changed" });
+  if (method === "post") return json({ title: "Another" });
+  if (method === "patch") return json({ status: "done" });
+  return undefined;
+}
+
+/** A query value the operation's schema refuses, for its first parameter that can refuse one. */
+function badQuery(operation: Operation): string | undefined {
+  for (const parameter of operation.parameters ?? []) {
+    const schema = parameter.schema ?? {};
+    const refusable = ["integer", "number"].includes(schema.type) || schema.enum || schema.format || schema.pattern;
+    if (parameter.in === "query" && refusable) return `${parameter.name}=not%20valid`;
+  }
+  return undefined;
+}
+
+interface Call {
+  name: string;
+  path: string;
+  init: RequestInit;
+}
+
+/** The calls made for one operation: valid, missing resource, no credentials, empty body, wrong type, bad query. */
+function callsFor(method: string, template: string, operation: Operation): Call[] {
+  const fill = (id: string) => template.replace(/\{[^}]+\}/g, id);
+  const secured = (operation.security ?? []).length > 0;
+  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+    ...(secured ? { "x-api-key": KEY } : {}),
+    ...extra,
+  });
+  const valid = validBody(method, template);
+  const init = (extra: RequestInit = {}): RequestInit => ({
+    method: method.toUpperCase(),
+    headers: headers(valid?.type ? { "content-type": valid.type } : {}),
+    body: valid?.body,
+    ...extra,
+  });
+  const calls: Call[] = [{ name: "valid", path: fill("1"), init: init() }];
+  if (template.includes("{")) calls.push({ name: "missing resource", path: fill("999"), init: init() });
+  if (secured) {
+    const { "x-api-key": _key, ...anonymous } = init().headers as Record<string, string>;
+    calls.push({ name: "no credentials", path: fill("1"), init: init({ headers: anonymous }) });
+    calls.push({ name: "wrong key", path: fill("1"), init: init({ headers: { ...anonymous, "x-api-key": "nope" } }) });
+  }
+  if (operation.requestBody) {
+    const type = valid?.type || "multipart/form-data; boundary=x";
+    calls.push({
+      name: "empty body",
+      path: fill("1"),
+      init: init({ headers: headers({ "content-type": type }), body: "" }),
+    });
+    calls.push({
+      name: "wrong content type",
+      path: fill("1"),
+      init: init({ headers: headers({ "content-type": "text/plain" }), body: "hello" }),
+    });
+    calls.push({
+      name: "oversize body",
+      path: fill("1"),
+      init: init({ headers: headers({ "content-type": "application/json" }), body: `"${"x".repeat(1024 * 1024)}"` }),
+    });
+  }
+  const query = badQuery(operation);
+  if (query) calls.push({ name: "bad query value", path: `${fill("1")}?${query}`, init: init() });
+  return calls;
+}
+
+/** The violations of one answer against the document: an unlisted status, or a body its schema refuses. */
+async function violations(doc: Doc, method: string, template: string, response: Response): Promise<string[]> {
+  const operation = doc.paths[template]![method]!;
+  const text = await response.text();
+  const body = text === "" ? undefined : JSON.parse(text);
+  const validator = new OpenAPIResponseValidator({
+    responses: operation.responses as any,
+    components: doc.components as any,
+  });
+  const result = validator.validateResponse(response.status, body);
+  return result
+    ? result.errors.map((error: { path?: string; message: string }) => `${error.path ?? ""} ${error.message}`.trim())
+    : [];
+}
+
+describe("the example's answers against its served document (openapi-response-validator)", () => {
+  for (const version of ["3", "3.1"] as const) {
+    it(`lists every status it answers and every body fits its schema (OpenAPI ${version})`, async () => {
+      // The served document is the 3.1 one; the 3.0 one is what `specroute openapi --openapi-version 3` writes.
+      const served = (await (await app.request("/openapi.json")).json()) as Doc;
+      const checked = version === "3.1" ? served : (openapi.getGeneratedSchema("3") as unknown as Doc);
+      const found: string[] = [];
+      const statuses = new Set<number>();
+      for (const [template, item] of Object.entries(checked.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const call of callsFor(method, template, operation)) {
+            const response = await app.request(call.path, call.init, seededEnv());
+            statuses.add(response.status);
+            for (const problem of await violations(checked, method, template, response)) {
+              found.push(`${method.toUpperCase()} ${call.path} (${call.name}) → ${response.status}: ${problem}`);
+            }
+          }
+        }
+      }
+      expect(found).toEqual([]);
+      // The calls reached every kind of answer the document promises.
+      expect([...statuses].sort()).toEqual([200, 201, 400, 401, 404, 413, 415]);
+    });
+  }
+
+  it("documents a PATCH that hits a unique name as the 409 it answers", async () => {
+    const doc = (await (await app.request("/openapi.json")).json()) as Doc;
+    const response = await app.request(
+      "/projects/2",
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/json", "x-api-key": KEY },
+        body: JSON.stringify({ name: "Launch" }),
+      },
+      seededEnv(),
+    );
+    expect(response.status).toBe(409);
+    expect(await violations(doc, "patch", "/projects/{id}", response)).toEqual([]);
+  });
+
+  it("counts an unlisted status or a body off its schema as a violation, so the check above can fail", async () => {
+    const doc = (await (await app.request("/openapi.json")).json()) as Doc;
+    const teapot = new Response(JSON.stringify({ success: false }), { status: 418 });
+    expect(await violations(doc, "get", "/stats", teapot)).not.toEqual([]);
+    const wrongShape = new Response(JSON.stringify({ client: null, counts: { todo: "many" } }), { status: 200 });
+    expect(await violations(doc, "get", "/stats", wrongShape)).not.toEqual([]);
+  });
+});
