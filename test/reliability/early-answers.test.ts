@@ -4,6 +4,7 @@ import net from "node:net";
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { betterSqlite3Driver } from "specroute";
+import { lingeringClose } from "specroute/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../examples/tasks/app";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
@@ -70,7 +71,12 @@ interface StubbornResult {
  * A client over a raw socket that keeps sending its whole chunked body whatever the answer, as a
  * simple uploader does, then asks for `/projects` on the same connection.
  */
-function stubbornUpload(port: number, path: string, total: number): Promise<StubbornResult> {
+function stubbornUpload(
+  port: number,
+  path: string,
+  total: number,
+  { close = false, apiKey = true } = {},
+): Promise<StubbornResult> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     const size = Buffer.from(`${CHUNK.byteLength.toString(16)}\r\n`);
@@ -88,7 +94,9 @@ function stubbornUpload(port: number, path: string, total: number): Promise<Stub
     socket.on("error", () => (cut = true));
     socket.on("close", done);
     socket.write(
-      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n${
+        apiKey ? `X-API-Key: ${API_KEY}\r\n` : ""
+      }${close ? "Connection: close\r\n" : ""}\r\n`,
     );
     const pump = () => {
       while (sent < total && !socket.destroyed) {
@@ -97,7 +105,9 @@ function stubbornUpload(port: number, path: string, total: number): Promise<Stub
         socket.write(CHUNK);
         if (!socket.write("\r\n")) return void socket.once("drain", pump);
       }
-      if (!socket.destroyed) socket.write("0\r\n\r\nGET /projects HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      if (socket.destroyed) return;
+      socket.write("0\r\n\r\n");
+      if (!close) socket.write("GET /projects HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     };
     pump();
   });
@@ -124,10 +134,12 @@ describe("answers to refused uploads reach the client (tasks example on @hono/no
     const env = { DB: betterSqlite3Driver(sqlite), API_KEY };
     const { app } = createApp();
     await new Promise<void>((resolve) => {
-      server = serve({ fetch: (request) => app.fetch(request, env), hostname: "127.0.0.1", port: 0 }, (info) => {
-        port = (info as AddressInfo).port;
-        resolve();
-      }) as http.Server;
+      server = lingeringClose(
+        serve({ fetch: (request) => app.fetch(request, env), hostname: "127.0.0.1", port: 0 }, (info) => {
+          port = (info as AddressInfo).port;
+          resolve();
+        }),
+      ) as http.Server;
     });
     const created = await fetch(`http://127.0.0.1:${port}/projects`, {
       method: "POST",
@@ -203,6 +215,26 @@ describe("answers to refused uploads reach the client (tasks example on @hono/no
     expect(large.sent).toBeLessThan(40 * MB);
     console.log(`a client sending 50 MB regardless: read 415, cut after ${(large.sent / MB).toFixed(1)} MB`);
   });
+
+  for (const size of [2 * MB, 50 * MB]) {
+    for (const [status, apiKey] of [
+      [415, true],
+      [401, false],
+    ] as const) {
+      it(`${status} reaches ${TRIES} clients that sent Connection: close with ${size / MB} MB (lingeringClose)`, async () => {
+        const path = apiKey ? `/projects/${projectId}/attachments` : "/projects";
+        const counts: Record<string, number> = {};
+        for (let done = 0; done < TRIES; done += 5) {
+          const results = await Promise.all(
+            Array.from({ length: 5 }, () => stubbornUpload(port, path, size, { close: true, apiKey })),
+          );
+          for (const { statuses } of results)
+            counts[statuses.join() || "no answer"] = (counts[statuses.join() || "no answer"] ?? 0) + 1;
+        }
+        expect(counts).toEqual({ [`HTTP/1.1 ${status}`]: TRIES });
+      });
+    }
+  }
 
   it("still serves a valid upload and JSON write on the same server afterwards", async () => {
     const form = new FormData();
