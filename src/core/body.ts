@@ -8,7 +8,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * Reads the body as bytes, refusing more than `limit`: a declared Content-Length over the limit is
  * refused before reading, and a streamed body is refused as soon as it passes the limit (its rest is
- * dropped unread, see {@link discardRest}).
+ * then read and dropped, see {@link discardRest}).
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");

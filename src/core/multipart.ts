@@ -49,7 +49,7 @@ export async function readMultipart(
       size += value.byteLength;
       if (size > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);
       if (parser.push(value)) {
-        // The closing boundary arrived: whatever follows is epilogue, dropped unread.
+        // The closing boundary arrived: whatever follows is epilogue, read and dropped.
         discardRest(reader);
         return parser.entries;
       }
