@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { betterSqlite3Driver } from "specroute";
-import { nodeDocsAssets } from "specroute/node";
+import { lingeringClose, nodeDocsAssets } from "specroute/node";
 import { createApp } from "./app";
 import { MIGRATIONS } from "./migrations";
 
@@ -22,13 +22,16 @@ for (const statement of MIGRATIONS) sqlite.exec(statement);
 const env = { DB: betterSqlite3Driver(sqlite), API_KEY: apiKey };
 const { app } = createApp({ docsAssets: nodeDocsAssets() });
 
-const server = serve({ fetch: (request) => app.fetch(request, env), hostname: host, port }, (info) => {
-  const base = `http://${host}:${info.port}`;
-  console.log(`Tasks API on ${base}  (database: ${file}, API key for writes: ${apiKey})`);
-  console.log(`  API         ${base}/projects`);
-  console.log(`  Document    ${base}/openapi.json  ${base}/openapi.yaml`);
-  console.log(`  Docs pages  ${base}/docs  ${base}/redocs  ${base}/scalar`);
-});
+// lingeringClose: a client refused while still sending its body reads the answer, not a reset connection.
+const server = lingeringClose(
+  serve({ fetch: (request) => app.fetch(request, env), hostname: host, port }, (info) => {
+    const base = `http://${host}:${info.port}`;
+    console.log(`Tasks API on ${base}  (database: ${file}, API key for writes: ${apiKey})`);
+    console.log(`  API         ${base}/projects`);
+    console.log(`  Document    ${base}/openapi.json  ${base}/openapi.yaml`);
+    console.log(`  Docs pages  ${base}/docs  ${base}/redocs  ${base}/scalar`);
+  }),
+);
 
 let stopping = false;
 function stop(signal: string) {

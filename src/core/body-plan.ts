@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
-import { decodeUtf8, parseJsonBody, readBodyBytes } from "./body";
+import { decodeUtf8, discardRest, parseJsonBody, readBodyBytes } from "./body";
 import { keepBody, keepMultipart } from "./kept-body";
 import { readMultipart } from "./multipart";
 import { isRequestLike } from "./request-like";
@@ -107,7 +107,7 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
   const media = selectMedia(plan, contentType);
   if (isRequestLike(request)) return readRequestLike(request, media);
   if (!media) {
-    if (!(await isEmpty(request, maxBodySize))) {
+    if (!(await isEmpty(request))) {
       throw new UnsupportedMediaTypeException(
         contentType === null
           ? `Missing Content-Type: this endpoint accepts ${plan.accepted}`
@@ -206,13 +206,22 @@ function wildcardMatches(declared: string, given: string): boolean {
   return declared.endsWith("/*") && given.startsWith(declared.slice(0, -1));
 }
 
-/** Whether the request has no body, reading at most `limit` bytes to find out. */
-async function isEmpty(request: Request, limit: number): Promise<boolean> {
-  if (request.body === null) return true;
+/** Whether the request has no body, reading at most its first bytes to find out. */
+async function isEmpty(request: Request): Promise<boolean> {
+  // A declared length answers without touching the stream (on @hono/node-server, touching it builds
+  // a web stream that holds the socket paused, so the server could no longer drain the refused body).
   const declared = request.headers.get("content-length");
   if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
-  const bytes = await readBodyBytes(request, limit);
-  return bytes === null || bytes.byteLength === 0;
+  if (request.body === null) return true;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return true;
+    if (value.byteLength > 0) {
+      discardRest(reader);
+      return false;
+    }
+  }
 }
 
 function groupForm(params: URLSearchParams): FormValues {

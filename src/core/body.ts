@@ -7,7 +7,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads the body as bytes, refusing more than `limit`: a declared Content-Length over the limit is
- * refused before reading, and a streamed body is cancelled as soon as it passes the limit.
+ * refused before reading, and a streamed body is refused as soon as it passes the limit (its rest is
+ * then read and dropped, see {@link discardRest}).
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
@@ -32,12 +33,34 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      discardRest(reader);
       throw bodyTooLarge(limit);
     }
     chunks.push(value);
   }
   return concatBytes(chunks, size);
+}
+
+/** Most bytes of a refused body read and dropped after the refusal, before the body is cancelled: 16 MiB. */
+export const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Reads and drops the rest of a refused body in the background, up to `DISCARD_LIMIT` bytes, then
+ * cancels it. Cancelling at once would make a server close the connection under a client that is
+ * still sending, and that client would see a reset instead of the answer.
+ */
+export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, limit = DISCARD_LIMIT): void {
+  const drop = async () => {
+    let dropped = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > limit) return reader.cancel();
+    }
+  };
+  // A runtime may end the body once the answer is sent: the read then fails, and nothing is left to drop.
+  drop().catch(() => {});
 }
 
 /** Joins byte chunks whose total length is `size` (one chunk is returned as it is). */

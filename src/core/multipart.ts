@@ -1,5 +1,5 @@
 import { InputValidationException, PayloadTooLargeException } from "../errors/exceptions";
-import { bodyTooLarge, concatBytes } from "./body";
+import { bodyTooLarge, concatBytes, discardRest } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
 export interface MultipartLimits {
@@ -27,7 +27,7 @@ const lenient = new TextDecoder("utf-8");
 
 /**
  * Reads a `multipart/form-data` body as it streams in, never holding more than the limits allow: the
- * body is cancelled as soon as it passes `maxBodySize` (413) or a part passes its own limit (413
+ * body is refused as soon as it passes `maxBodySize` (413) or a part passes its own limit (413
  * naming the field). Resolves to undefined for an empty body.
  */
 export async function readMultipart(
@@ -49,13 +49,13 @@ export async function readMultipart(
       size += value.byteLength;
       if (size > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);
       if (parser.push(value)) {
-        // The closing boundary arrived: whatever follows is epilogue, not worth reading.
-        await reader.cancel().catch(() => {});
+        // The closing boundary arrived: whatever follows is epilogue, read and dropped.
+        discardRest(reader);
         return parser.entries;
       }
     }
   } catch (err) {
-    await reader.cancel().catch(() => {});
+    discardRest(reader);
     throw err;
   }
   if (size === 0) return undefined;

@@ -1,1 +1,2 @@
 export { nodeDocsAssets } from "./docs-assets";
+export { type LingeringCloseOptions, lingeringClose } from "./lingering-close";
