@@ -222,6 +222,7 @@ export abstract class RouterBase {
       responder: new ResponsePlan(schema, this.options.validateResponse),
       perRequestFields: perRequestFields(endpoint, constructed),
       errorFormat: this.options.errorFormat,
+      passthroughErrors: this.options.passthroughErrors,
       method,
       label: `${method.toUpperCase()} ${path} (${EndpointClass.name || "anonymous endpoint"})`,
     });

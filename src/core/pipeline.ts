@@ -17,6 +17,8 @@ export interface CompiledRoute {
   /** The instance's mutable class fields, each copied for every request (worked out at registration). */
   perRequestFields: readonly PerRequestField[];
   errorFormat: ErrorFormat;
+  /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
+  passthroughErrors: boolean;
   /** Name used when an unexpected error is logged. */
   label: string;
 }
@@ -67,10 +69,12 @@ export async function runEndpoint(route: CompiledRoute, args: unknown[], input: 
     return { response: route.responder.toResponse(result) };
   } catch (thrown) {
     let error: unknown = thrown;
-    try {
-      error = await callHandleError(ctx, thrown);
-    } catch (rethrown) {
-      error = rethrown;
+    if (!route.passthroughErrors) {
+      try {
+        error = await callHandleError(ctx, thrown);
+      } catch (rethrown) {
+        error = rethrown;
+      }
     }
     if (error instanceof Response) return { response: error };
     const exception = toApiException(error);

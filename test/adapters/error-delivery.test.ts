@@ -185,6 +185,23 @@ describe("Hono with passthroughErrors: errors reach onError unformatted", () => 
     // zod 4's ZodError is no Error subclass, so Hono rethrows it past onError, as it does under chanfana.
     await expect(app.request("/tasks?id=400")).rejects.toBeInstanceOf(z.ZodError);
   });
+
+  it("skips handleError, as chanfana does, so a Response it would return answers nothing", async () => {
+    const answering = class extends CreateTask {
+      override handleError() {
+        return new Response("from handleError", { status: 418 });
+      }
+    };
+    const { app, seen, openapi } = honoApp({ passthroughErrors: true });
+    openapi.get("/answering", answering);
+    const response = await app.request("/answering?id=404");
+    expect(response.status).toBe(500);
+    expect(seen[0]).toBeInstanceOf(NotFoundException);
+    // Without the option, the hook's Response is the answer.
+    const hooked = honoApp();
+    hooked.openapi.get("/answering", answering);
+    expect((await hooked.app.request("/answering?id=404")).status).toBe(418);
+  });
 });
 
 /** An itty-router router with a catch handler, as an app would write one. */
