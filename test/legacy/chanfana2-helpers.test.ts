@@ -115,6 +115,31 @@ describe("chanfana 2 options, shared by every helper", () => {
     expect(documentOf(Str({ format: "password" })).property).toMatchObject({ type: "string", format: "password" });
   });
 
+  it("mark the parameter deprecated when deprecated: true is given", () => {
+    expect(documentOf(Str({ deprecated: true })).parameter.deprecated).toBe(true);
+    expect(documentOf(Str()).parameter.deprecated).toBeUndefined();
+  });
+
+  it("coerce path values like the native schemas", async () => {
+    const app = new Hono();
+    const router = fromHono(app);
+    class Item extends OpenAPIRoute {
+      schema = {
+        request: {
+          params: z.object({ id: Int(), kind: Enumeration({ values: { book: "B" }, enumCaseSensitive: false }) }),
+        },
+        responses: {},
+      };
+      async handle() {
+        return (await this.getValidatedData()).params;
+      }
+    }
+    router.get("/items/:kind/:id", Item);
+    const res = await app.request("/items/BOOK/12");
+    expect(await res.json()).toEqual({ id: 12, kind: "B" });
+    expect((await app.request("/items/book/twelve")).status).toBe(400);
+  });
+
   it("produce a valid OpenAPI 3.0 and 3.1 document", async () => {
     const everything = Obj({
       s: Str({ example: "x" }),
