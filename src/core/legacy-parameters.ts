@@ -44,7 +44,11 @@ export type LegacyType =
   | boolean
   | null
   | readonly [LegacyType, ...unknown[]]
-  | { readonly [key: string]: LegacyType };
+  | { readonly [key: string]: LegacyType }
+  | LegacyHelper;
+
+/** A helper passed uncalled (`Arr(Str)`), which chanfana 2 called without options. */
+type LegacyHelper = () => z.ZodType;
 
 /** The zod schema a {@link LegacyType} stands for. */
 export type FromLegacy<T> = T extends z.ZodType
@@ -61,9 +65,11 @@ export type FromLegacy<T> = T extends z.ZodType
             ? z.ZodOptional<z.ZodString>
             : T extends readonly [infer Inner, ...unknown[]]
               ? z.ZodArray<FromLegacy<Inner>>
-              : T extends { readonly [key: string]: LegacyType }
-                ? z.ZodObject<{ -readonly [K in keyof T]: FromLegacy<T[K]> }>
-                : never;
+              : T extends ((...args: never[]) => infer S extends z.ZodType)
+                ? S
+                : T extends { readonly [key: string]: LegacyType }
+                  ? z.ZodObject<{ -readonly [K in keyof T]: FromLegacy<T[K]> }>
+                  : never;
 
 type EnumOutput<V> = V extends readonly (infer E)[] ? E : V[keyof V];
 
@@ -274,6 +280,7 @@ function fromLegacy(type: LegacyType): z.ZodType {
   if (typeof type === "string") return Str({ example: type });
   if (typeof type === "number") return Num({ example: type });
   if (typeof type === "boolean") return Bool({ example: type });
+  if (typeof type === "function") return (type as LegacyHelper)();
   if (Array.isArray(type)) {
     if (type.length === 0) throw new TypeError("Arr shorthand needs the element type: [String], not []");
     return z.array(fromLegacy(type[0] as LegacyType));

@@ -88,6 +88,7 @@ class LegacyBody extends OpenAPIRoute {
           zip: String,
           tags: [String],
           nested: { count: Number, on: Boolean },
+          email: Email,
         }),
       ),
     },
@@ -101,6 +102,7 @@ class LegacyBody extends OpenAPIRoute {
     expectTypeOf(body.zip).toEqualTypeOf<string>();
     expectTypeOf(body.tags).toEqualTypeOf<string[]>();
     expectTypeOf(body.nested).toEqualTypeOf<{ count: number; on: boolean }>();
+    expectTypeOf(body.email).toEqualTypeOf<string>();
     // @ts-expect-error: undeclared members are not there
     body.nope;
     return {};

@@ -360,6 +360,9 @@ describe("Arr", () => {
     expect(Arr(String).parse(["a"])).toEqual(["a"]);
     expect(accepts(Arr(Number), ["a"])).toBe(false);
     expect(Arr(z.email()).safeParse(["nope"]).success).toBe(false);
+    // A helper passed uncalled, as chanfana 2 allowed.
+    expect(accepts(Arr(Email), ["ada@example.com"])).toBe(true);
+    expect(accepts(Arr(Email), ["nope"])).toBe(false);
   });
   it("is an array of the inner schema in the document", () => {
     const { parameter } = documentOf(Arr(Str(), { required: false, description: "Tags" }));
