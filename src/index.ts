@@ -28,6 +28,30 @@ export {
 export { coerceInputs, type InputEntries } from "./core/coerce";
 export { contentForm, contentJson, contentMultipart } from "./core/content";
 export { type FileFieldOptions, fileField } from "./core/file-field";
+export {
+  Arr,
+  Bool,
+  DateOnly,
+  DateTime,
+  Email,
+  Enumeration,
+  Hostname,
+  Int,
+  Ip,
+  Ipv4,
+  Ipv6,
+  LEGACY_HOSTNAME_PATTERN,
+  type LegacyEnumerationOptions,
+  type LegacyParameterOptions,
+  type LegacyRegexOptions,
+  type LegacyShim,
+  type LegacyType,
+  Num,
+  Obj,
+  Regex,
+  Str,
+  Uuid,
+} from "./core/legacy-parameters";
 export { jsonResp } from "./core/respond";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
 export type {
