@@ -372,6 +372,7 @@ function rewriteImports(
   const edits: Edit[] = [];
   const replace = (node: TS.Node, replacement: string) =>
     edits.push({ start: node.getStart(source), end: node.getEnd(), text: replacement });
+  const removed = new Map<TS.Node, Edit>();
   for (const declaration of source.statements) {
     if (!ts.isImportDeclaration(declaration) || !ts.isStringLiteral(declaration.moduleSpecifier)) continue;
     const specifier = declaration.moduleSpecifier;
@@ -384,7 +385,9 @@ function rewriteImports(
       if (kept.length === 0 && !declaration.importClause?.name) {
         // Nothing left to import: the whole line goes.
         const end = text[declaration.getEnd()] === "\n" ? declaration.getEnd() + 1 : declaration.getEnd();
-        edits.push({ start: declaration.getStart(source), end, text: "" });
+        const removal = { start: declaration.getStart(source), end, text: "" };
+        edits.push(removal);
+        removed.set(declaration, removal);
         continue;
       }
       if (kept.length !== bindings.elements.length) {
@@ -398,7 +401,10 @@ function rewriteImports(
   }
   if (needsZod && !importsZod(ts, source)) {
     const last = source.statements.filter((statement) => ts.isImportDeclaration(statement)).at(-1)!;
-    edits.push({ start: last.getEnd(), end: last.getEnd(), text: '\nimport { z } from "zod";' });
+    const removal = removed.get(last);
+    // zod's import takes the place of a removed last import, else goes after it.
+    if (removal) removal.text = 'import { z } from "zod";\n';
+    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: '\nimport { z } from "zod";' });
   }
   let out = "";
   let at = 0;

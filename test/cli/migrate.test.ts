@@ -5,6 +5,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main";
+import { migrateSource } from "../../src/cli/migrate";
+import { LEGACY_HOSTNAME_PATTERN } from "../../src/core/legacy-parameters";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = join(ROOT, "test/cli/fixtures/chanfana2-app");
@@ -161,5 +163,69 @@ describe("specroute migrate", () => {
     const missing = await cli("migrate", "no-such-dir");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("specroute: cannot read directory 'no-such-dir'\n");
+  });
+});
+
+describe("migrateSource", () => {
+  const rewrite = (text: string) => migrateSource(ts, "file.ts", text);
+
+  it("changes only the import of a chanfana 3 file without helpers, adding no zod import", () => {
+    const text = '// app\nimport { fromHono, OpenAPIRoute } from "chanfana";\nimport { z } from "zod";\n';
+    expect(rewrite(text)).toEqual({
+      text: '// app\nimport { fromHono, OpenAPIRoute } from "specroute";\nimport { z } from "zod";\n',
+      notes: [],
+    });
+  });
+
+  it("rewrites every helper into the zod its shim builds, options in the shim's order", () => {
+    const { text, notes } = rewrite(
+      [
+        'import { Num, DateOnly, Ip, Ipv4, Hostname, Regex, Str as S, Enumeration } from "chanfana";',
+        "export const a = Num({ description: 'n', deprecated: true, required: false });",
+        'export const b = DateOnly({ example: "2024-01-20" });',
+        "export const c = Ip();",
+        "export const d = Ipv4({ default: '127.0.0.1' });",
+        "export const e = Hostname();",
+        'export const f = Regex({ pattern: /^[a-z]+$/, patternError: "lower case" });',
+        "export const g = Regex({ pattern: /^x$/ });",
+        "export const h = S({ required: true, default: '' });",
+        'export const i = Enumeration({ values: ["a"], enumCaseSensitive: true });',
+      ].join("\n"),
+    );
+    expect(notes).toEqual([]);
+    expect(text.split("\n")).toEqual([
+      'import { z } from "zod";',
+      "export const a = z.number().openapi({ deprecated: true }).optional().describe('n');",
+      'export const b = z.iso.date().openapi({ example: "2024-01-20" });',
+      "export const c = z.union([z.ipv4(), z.ipv6()]);",
+      "export const d = z.ipv4().default('127.0.0.1');",
+      `export const e = z.string().regex(/${LEGACY_HOSTNAME_PATTERN.source}/);`,
+      'export const f = z.string().regex(/^[a-z]+$/, "lower case");',
+      'export const g = z.string().regex(/^x$/, "Invalid");',
+      "export const h = z.string().default('');",
+      'export const i = z.enum(["a"]);',
+    ]);
+  });
+
+  it("leaves and reports what it cannot rewrite exactly, keeping those helpers imported", () => {
+    const { text, notes } = rewrite(
+      [
+        'import { Str, Int, Enumeration } from "chanfana";',
+        "const options = { required: false };",
+        "export const a = Str(options);",
+        "export const b = Int({ required: flag });",
+        'export const c = Enumeration({ values: ["a"], enumCaseSensitive: false });',
+        "export const d = [Str].map((helper) => helper());",
+        "export const e = Int({ ...options });",
+      ].join("\n"),
+    );
+    expect(text.split("\n")[0]).toBe('import { Str, Int, Enumeration } from "specroute";');
+    expect(notes).toEqual([
+      { line: 3, reason: "Str called with options that are not an object literal; left as Str(...)" },
+      { line: 4, reason: "Int with a 'required' that is not true or false; left as Int(...)" },
+      { line: 5, reason: "Enumeration with enumCaseSensitive; left as Enumeration(...)" },
+      { line: 6, reason: "Str used other than as a call; left as is" },
+      { line: 7, reason: "Int options with a spread, shorthand or computed property; left as Int(...)" },
+    ]);
   });
 });
