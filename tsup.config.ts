@@ -13,13 +13,13 @@ export default defineConfig([
     external,
   },
   {
-    // The CLI is an ES module program; tsx stays outside the bundle and is loaded only for .ts apps.
+    // The CLI is an ES module program; tsx (for .ts apps) and typescript (for `migrate`) stay outside the bundle, loaded only when used.
     entry: { cli: "src/cli/main.ts" },
     format: ["esm"],
     dts: false,
     clean: false,
     sourcemap: true,
     target: "es2022",
-    external: [...external, "tsx"],
+    external: [...external, "tsx", "typescript"],
   },
 ]);

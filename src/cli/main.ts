@@ -4,6 +4,7 @@ import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { CliError, oneLine } from "./errors";
 import { hideTags } from "./hide-tags";
 import { loadRouter } from "./load-router";
+import { migrateCommand } from "./migrate";
 import { DOCUMENT_FORMATS, type DocumentFormat, formatForFile, renderDocument, writeDocument } from "./write-document";
 
 /** Where the CLI writes; `process` unless a test passes its own. */
@@ -41,6 +42,8 @@ Options:
   --hide-tag <tag>      leave out operations tagged <tag>, e.g. internal routes in a public
                         document (repeatable; routes marked x-ignore are always left out)
   -h, --help            show this help
+
+specroute migrate <dir> [--write] rewrites chanfana sources for specroute (see specroute migrate --help).
 `;
 
 type ValueOption = "exportName" | "output" | "format" | "openapi" | "hideTags";
@@ -69,6 +72,10 @@ export async function main(
 ): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   try {
+    if (argv[0] === "migrate") {
+      await migrateCommand(argv.slice(1), { ...io, cwd });
+      return 0;
+    }
     const parsed = parseArgs(argv);
     if (parsed === "help") {
       io.stdout.write(USAGE);
