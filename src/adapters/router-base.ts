@@ -456,7 +456,9 @@ export function exposeRouter<W extends object>(wrapper: W, core: RouterBase, ori
     middleware: { get: () => [] },
     routeTable: { get: () => core.routes },
     schema: { get: () => core.getGeneratedSchema() },
-    getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
+    getGeneratedSchema: {
+      value: (version?: "3" | "3.1", env?: Record<string, unknown>) => core.getGeneratedSchema(version, env),
+    },
   });
 }
 
