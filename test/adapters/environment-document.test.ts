@@ -120,6 +120,49 @@ describe.each(Object.entries(adapters))("the document follows the environment on
     expect((await call("/tasks?page=1", production)).status).toBe(200);
   });
 
+  it("an x-ignore predicate hides a route as hidden does, and a router hidden: true hides it everywhere", async () => {
+    class Ignored extends OpenAPIRoute {
+      schema = { operationId: "ignored", "x-ignore": isProduction, responses: {} };
+      async handle() {
+        return { ok: true };
+      }
+    }
+    const { openapi, call } = make({});
+    openapi.get("/ignored", Ignored);
+    openapi.get("/tasks", ListTasks);
+    const secret = make({ hidden: true });
+    secret.openapi.get("/x", ListTasks);
+    (openapi as any).route("/secret", secret.openapi);
+    const doc = async (env: Env) => (await (await call("/openapi.json", env)).json()) as any;
+
+    expect(Object.keys((await doc(production)).paths)).toEqual(["/tasks"]);
+    const open = await doc(staging);
+    expect(Object.keys(open.paths)).toEqual(["/ignored", "/tasks"]);
+    expect(open.paths["/ignored"].get).not.toHaveProperty("x-ignore");
+    expect((await call("/secret/x?page=1", production)).status).toBe(200);
+  });
+
+  it("the docs pages take their title from the environment's document", async () => {
+    const { openapi, call } = make({
+      schema: ({ env }) => ({ info: { title: `Tasks (${env.ENVIRONMENT})`, version: "1" } }),
+    });
+    openapi.get("/tasks", ListTasks);
+    expect(await (await call("/docs", staging)).text()).toContain("Tasks (staging)");
+    expect(await (await call("/docs", production)).text()).toContain("Tasks (production)");
+  });
+
+  it("keeps at most 32 documents, dropping the oldest", async () => {
+    const { openapi, call } = make({ schema: ({ env }) => ({ servers: [{ url: String(env.PUBLIC_URL) }] }) });
+    openapi.get("/tasks", ListTasks);
+    const core = (openapi as any).core;
+    for (let i = 0; i < 33; i++) await call("/openapi.json", { PUBLIC_URL: `https://${i}.example.com` });
+    expect(core.documentBuilds).toBe(33);
+    await call("/openapi.json", { PUBLIC_URL: "https://32.example.com" });
+    expect(core.documentBuilds).toBe(33);
+    await call("/openapi.json", { PUBLIC_URL: "https://0.example.com" });
+    expect(core.documentBuilds).toBe(34);
+  });
+
   it("a plain schema object builds one document whatever the environment", async () => {
     const { openapi, call } = make({ schema: { info: { title: "Fixed", version: "1" } } });
     openapi.get("/tasks", ListTasks);
