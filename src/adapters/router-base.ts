@@ -136,7 +136,7 @@ export abstract class RouterBase {
    * environment sees (`schema` functions, hidden predicates).
    */
   getGeneratedSchema(version = this.options.openapiVersion, env: Record<string, unknown> = {}): OpenAPIDocument {
-    return this.cachedDocument(version, { env, args: [] }).doc;
+    return this.cachedDocument(version, () => ({ env, args: [] })).doc;
   }
 
   /** Drops the cached document, for changes the route table does not see (components added to `registry`). */
@@ -156,7 +156,7 @@ export abstract class RouterBase {
       new Response(body(args), { headers: { "content-type": type } });
     routes.push([
       openapi_url,
-      serve((args) => this.cachedDocument(this.options.openapiVersion, this.contextOf(args)).json, JSON_TYPE),
+      serve((args) => this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args)).json, JSON_TYPE),
     ]);
     routes.push([yamlUrl(openapi_url), serve((args) => this.cachedYaml(args), YAML_TYPE)]);
     const page = (args: unknown[]) => {
@@ -166,7 +166,7 @@ export abstract class RouterBase {
           ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
           : docsAssets;
       const title = this.options.schemaFor
-        ? this.cachedDocument(this.options.openapiVersion, this.contextOf(args)).doc.info?.title
+        ? this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args)).doc.info?.title
         : this.options.schema.info?.title;
       return { openapiUrl: base + openapi_url, title, assets };
     };
@@ -326,12 +326,13 @@ export abstract class RouterBase {
    * The document `ctx` sees. Without `schema` functions or hidden predicates it is keyed by version
    * alone; otherwise by the function's result and the predicates' answers, so equal environments share one.
    */
-  private cachedDocument(version: ResolvedRouterOptions["openapiVersion"], ctx: DocumentContext) {
+  private cachedDocument(version: ResolvedRouterOptions["openapiVersion"], contextOf: () => DocumentContext) {
     if (!this.dependsOnEnv) {
       const always = (index: number) => this.routes[index]!.hiddenWhen?.includes(ALWAYS) ?? false;
-      return this.buildCached(version, version, this.options.schema, always);
+      return this.documents.get(version) ?? this.buildCached(version, version, this.options.schema, always);
     }
     const { schemaFor } = this.options;
+    const ctx = contextOf();
     const schema = schemaFor ? registryOf(this).applyTo(schemaFor(ctx)) : this.options.schema;
     const hidden = this.routes.map((entry) => entry.hiddenWhen?.some((when) => when(ctx)) ?? false);
     const key = `${version}\n${hidden.map(Number).join("")}\n${schemaFor ? stableJson(schema) : ""}`;
@@ -362,7 +363,7 @@ export abstract class RouterBase {
   }
 
   private cachedYaml(args: unknown[]): string {
-    const cached = this.cachedDocument(this.options.openapiVersion, this.contextOf(args));
+    const cached = this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args));
     cached.yaml ??= toYaml(cached.doc);
     return cached.yaml;
   }
