@@ -10,7 +10,13 @@ export {
   type IttyOpenAPIRouterType,
   IttyRouter as IttyRouterOpenAPIHandler,
 } from "./adapters/itty-router";
-export type { DocsAssetsOption, ResolvedRouterOptions, RouterOptions } from "./adapters/options";
+export type {
+  DocsAssetsOption,
+  DocumentContext,
+  EnvPredicate,
+  ResolvedRouterOptions,
+  RouterOptions,
+} from "./adapters/options";
 export { validateBasePath } from "./adapters/options";
 export { type RouteEntry, RouterBase as OpenAPIHandler } from "./adapters/router-base";
 export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./adapters/router-types";

@@ -11,6 +11,22 @@ export type DocsAssetsOption =
   | { kind: "cdn" }
   | { kind: "self-hosted"; baseUrl: string; load(asset: DocsAssetFile): Promise<Uint8Array | string | null> };
 
+/**
+ * What a document built for one request sees: the deployment's bindings, the request, and the handler
+ * arguments as the router passed them (Hono: `[c]`; itty-router: `[request, env, ctx]`).
+ *
+ * @example
+ * fromHono(app, { schema: ({ env }) => ({ servers: [{ url: String(env.PUBLIC_URL) }] }) });
+ */
+export interface DocumentContext {
+  env: Record<string, unknown>;
+  request?: Request;
+  args: readonly unknown[];
+}
+
+/** A yes/no decided by the environment, e.g. `({ env }) => env.ENVIRONMENT === "production"`. */
+export type EnvPredicate = (ctx: DocumentContext) => boolean;
+
 /** Options of `fromHono` / `fromIttyRouter`, as chanfana 3 has them plus specroute's own. */
 export interface RouterOptions {
   /**
@@ -19,8 +35,22 @@ export interface RouterOptions {
    * the documented paths and the document's URL.
    */
   base?: string;
-  /** Document-level OpenAPI fields: info, servers, components (incl. securitySchemes), security, tags. */
-  schema?: DocumentSchema;
+  /**
+   * Document-level OpenAPI fields: info, servers, components (incl. securitySchemes), security, tags; or
+   * a function of the request's environment returning them (one document is built and cached per
+   * distinct result), e.g. `({ env }) => ({ servers: [{ url: env.PUBLIC_URL }] })`.
+   */
+  schema?: DocumentSchema | ((ctx: DocumentContext) => DocumentSchema);
+  /**
+   * Whether the document and docs pages answer for a request; when false they answer as if absent
+   * (the router moves on). Default: always. E.g. `({ env }) => env.ENVIRONMENT !== "production"`.
+   */
+  docsEnabled?: EnvPredicate;
+  /**
+   * Leave every route of this router out of the document (its own and, once mounted, its parent's);
+   * a boolean or a predicate on the environment. The routes still validate and answer. Default false.
+   */
+  hidden?: boolean | EnvPredicate;
   /** Swagger UI page; `null` disables it. Default `/docs`. */
   docs_url?: string | null;
   /** ReDoc page; `null` disables it. Default `/redocs`. */
@@ -72,7 +102,12 @@ export interface RouterOptions {
 /** Router options with every default applied. */
 export interface ResolvedRouterOptions {
   base: string;
+  /** The static document fields; `{}` when `schema` is a function (see `schemaFor`). */
   schema: DocumentSchema;
+  /** `schema` when given as a function of the environment. */
+  schemaFor?: (ctx: DocumentContext) => DocumentSchema;
+  docsEnabled?: EnvPredicate;
+  hidden: boolean | EnvPredicate;
   docs_url: string | null;
   redoc_url: string | null;
   scalar_url: string | null;
@@ -100,7 +135,10 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
   }
   return {
     base: options.base ? validateBasePath(options.base) : "",
-    schema: options.schema ?? {},
+    schema: typeof options.schema === "function" ? {} : (options.schema ?? {}),
+    schemaFor: typeof options.schema === "function" ? options.schema : undefined,
+    docsEnabled: options.docsEnabled,
+    hidden: options.hidden ?? false,
     docs_url: urlOption(options.docs_url, "/docs"),
     redoc_url: urlOption(options.redoc_url, "/redocs"),
     scalar_url: urlOption(options.scalar_url, "/scalar"),

@@ -30,7 +30,13 @@ import { buildDocument } from "../openapi/document";
 import { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { DocumentRoute, OpenAPIDocument } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
-import { type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
+import {
+  type DocumentContext,
+  type EnvPredicate,
+  type ResolvedRouterOptions,
+  type RouterOptions,
+  resolveOptions,
+} from "./options";
 
 /** Methods that register a documented operation. */
 export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
@@ -43,7 +49,12 @@ export interface RouteEntry {
   schema: OpenAPIRouteSchema;
   /** @internal The compiled route as this router serves it (for a mounted route: derived for the mount). */
   route?: CompiledRoute;
+  /** @internal Predicates that leave the route out of the document (its own, its routers'). */
+  hiddenWhen?: readonly EnvPredicate[];
 }
+
+/** Most documents kept for `schema` functions and hidden predicates: one per distinct environment seen. */
+const MAX_CACHED_DOCUMENTS = 32;
 
 /** A handler as the wrapped router calls it. */
 export type RouterHandler = (...args: any[]) => unknown;
@@ -65,9 +76,14 @@ export abstract class RouterBase {
   /** Documented routes, nested routers' included, in registration order. */
   readonly routes: RouteEntry[] = [];
   private readonly documents = new Map<string, { json: string; yaml?: string; doc: OpenAPIDocument }>();
+  /** Whether the document depends on the environment; false keeps serving it free of per-request work. */
+  private dependsOnEnv: boolean;
+  /** @internal How many documents were built: what the environment tests count. */
+  documentBuilds = 0;
 
   constructor(options?: RouterOptions) {
     this.options = resolveOptions(options);
+    this.dependsOnEnv = this.options.schemaFor !== undefined || typeof this.options.hidden === "function";
   }
 
   /** The fetch Request of a call. */
@@ -88,7 +104,8 @@ export abstract class RouterBase {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const compiled = this.compile(method, path, handler);
       if (documented) {
-        this.addEntry({ method, path, schema: this.resolveSchema(compiled, handler, path), route: compiled });
+        const schema = this.resolveSchema(compiled, handler, path);
+        this.addEntry({ method, path, schema, route: compiled, hiddenWhen: this.hiddenWhen(schema) });
       }
       return this.handlerFor(compiled);
     });
@@ -106,16 +123,20 @@ export abstract class RouterBase {
         nestedPaths === "relative"
           ? joinPaths(prefix, entry.path)
           : stripBase(nested.options.base + entry.path, this.options.base);
-      this.addEntry({ ...entry, path, route: entry.route && mount.route(entry.route) });
+      const hiddenWhen = [...(entry.hiddenWhen ?? []), ...toPredicates(this.options.hidden)];
+      this.addEntry({ ...entry, path, route: entry.route && mount.route(entry.route), hiddenWhen });
     }
     // chanfana merges a nested router's registry into its parent's when it is mounted.
     registryOf(this).merge(registryOf(nested));
     return mount;
   }
 
-  /** The OpenAPI document of every documented route, built once and cached. */
-  getGeneratedSchema(version = this.options.openapiVersion): OpenAPIDocument {
-    return this.cachedDocument(version).doc;
+  /**
+   * The OpenAPI document of every documented route, built once and cached; `env` gives the document that
+   * environment sees (`schema` functions, hidden predicates).
+   */
+  getGeneratedSchema(version = this.options.openapiVersion, env: Record<string, unknown> = {}): OpenAPIDocument {
+    return this.cachedDocument(version, () => ({ env, args: [] })).doc;
   }
 
   /** Drops the cached document, for changes the route table does not see (components added to `registry`). */
@@ -131,27 +152,35 @@ export abstract class RouterBase {
     const { openapi_url, docs_url, redoc_url, scalar_url, docsAssets } = this.options;
     if (openapi_url === null) return [];
     const routes: Array<[string, DocsHandler]> = [];
-    const serve = (body: () => string, type: string) => () =>
-      new Response(body(), { headers: { "content-type": type } });
-    routes.push([openapi_url, serve(() => this.cachedDocument(this.options.openapiVersion).json, JSON_TYPE)]);
-    routes.push([yamlUrl(openapi_url), serve(() => this.cachedYaml(), YAML_TYPE)]);
-    const page = () => {
+    const serve = (body: (args: unknown[]) => string, type: string) => (args: unknown[]) =>
+      new Response(body(args), { headers: { "content-type": type } });
+    routes.push([
+      openapi_url,
+      serve((args) => this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args)).json, JSON_TYPE),
+    ]);
+    routes.push([yamlUrl(openapi_url), serve((args) => this.cachedYaml(args), YAML_TYPE)]);
+    const page = (args: unknown[]) => {
       const { base } = this.options;
       const assets =
         docsAssets.kind === "self-hosted"
           ? { kind: "self-hosted" as const, baseUrl: base + docsAssets.baseUrl }
           : docsAssets;
-      return { openapiUrl: base + openapi_url, title: this.options.schema.info?.title, assets };
+      const title = this.options.schemaFor
+        ? this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args)).doc.info?.title
+        : this.options.schema.info?.title;
+      return { openapiUrl: base + openapi_url, title, assets };
     };
-    const pages: Array<[string | null, () => string]> = [
-      [docs_url, () => swaggerUiPage(page())],
-      [redoc_url, () => redocPage(page())],
-      [scalar_url, () => scalarPage(page())],
+    const pages: Array<[string | null, (args: unknown[]) => string]> = [
+      [docs_url, (args) => swaggerUiPage(page(args))],
+      [redoc_url, (args) => redocPage(page(args))],
+      [scalar_url, (args) => scalarPage(page(args))],
     ];
     for (const [url, html] of pages) {
       if (url === null) continue;
       let cached: string | undefined;
-      routes.push([url, serve(() => (cached ??= html()), HTML_TYPE)]);
+      // A page titled from a `schema` function is rendered per request; otherwise once.
+      const body = this.options.schemaFor ? html : (args: unknown[]) => (cached ??= html(args));
+      routes.push([url, serve(body, HTML_TYPE)]);
     }
     if (docsAssets.kind === "self-hosted") {
       routes.push(
@@ -162,7 +191,26 @@ export abstract class RouterBase {
         ),
       );
     }
-    return routes;
+    const { docsEnabled } = this.options;
+    if (!docsEnabled) return routes;
+    // Disabled for a request, a docs route answers as if absent: the router tries its next route.
+    return routes.map(([path, handler]) => [
+      path,
+      (args: unknown[]) => (docsEnabled(this.contextOf(args)) ? handler(args) : undefined),
+    ]);
+  }
+
+  /** What a document built for this call sees. */
+  private contextOf(args: unknown[]): DocumentContext {
+    return { env: this.getBindings(args) ?? {}, request: this.getRequest(args), args };
+  }
+
+  private hiddenWhen(schema: OpenAPIRouteSchema): EnvPredicate[] {
+    return [
+      ...toPredicates(schema.hidden),
+      ...(typeof schema["x-ignore"] === "function" ? [schema["x-ignore"]] : []),
+      ...toPredicates(this.options.hidden),
+    ];
   }
 
   /** Routes serving the docs pages' files from the app, each read once and kept. */
@@ -270,34 +318,61 @@ export abstract class RouterBase {
 
   private addEntry(entry: RouteEntry): void {
     this.routes.push(entry);
+    if (entry.hiddenWhen?.some((when) => when !== ALWAYS)) this.dependsOnEnv = true;
     this.documents.clear();
   }
 
-  private cachedDocument(version: ResolvedRouterOptions["openapiVersion"]) {
-    let cached = this.documents.get(version);
+  /**
+   * The document `ctx` sees. Without `schema` functions or hidden predicates it is keyed by version
+   * alone; otherwise by the function's result and the predicates' answers, so equal environments share one.
+   */
+  private cachedDocument(version: ResolvedRouterOptions["openapiVersion"], contextOf: () => DocumentContext) {
+    if (!this.dependsOnEnv) {
+      const always = (index: number) => this.routes[index]!.hiddenWhen?.includes(ALWAYS) ?? false;
+      return this.documents.get(version) ?? this.buildCached(version, version, this.options.schema, always);
+    }
+    const { schemaFor } = this.options;
+    const ctx = contextOf();
+    const schema = schemaFor ? registryOf(this).applyTo(schemaFor(ctx)) : this.options.schema;
+    const hidden = this.routes.map((entry) => entry.hiddenWhen?.some((when) => when(ctx)) ?? false);
+    const key = `${version}\n${hidden.map(Number).join("")}\n${schemaFor ? stableJson(schema) : ""}`;
+    return this.buildCached(key, version, schema, (index) => hidden[index]!);
+  }
+
+  private buildCached(
+    key: string,
+    version: ResolvedRouterOptions["openapiVersion"],
+    schema: ResolvedRouterOptions["schema"],
+    isHidden: (index: number) => boolean,
+  ) {
+    let cached = this.documents.get(key);
     if (!cached) {
-      const doc = buildDocument(this.documentRoutes(), {
+      this.documentBuilds++;
+      const doc = buildDocument(this.documentRoutes(isHidden), {
         openapiVersion: version,
-        schema: this.options.schema,
+        schema,
         problemDetails: this.options.errorFormat === "problem",
         automaticResponses: this.options.automaticResponses,
       });
       cached = { doc, json: JSON.stringify(doc) };
-      this.documents.set(version, cached);
+      // Bounded: an environment-derived key could otherwise grow the cache without end.
+      if (this.documents.size >= MAX_CACHED_DOCUMENTS) this.documents.delete(this.documents.keys().next().value!);
+      this.documents.set(key, cached);
     }
     return cached;
   }
 
-  private cachedYaml(): string {
-    const cached = this.cachedDocument(this.options.openapiVersion);
+  private cachedYaml(args: unknown[]): string {
+    const cached = this.cachedDocument(this.options.openapiVersion, () => this.contextOf(args));
     cached.yaml ??= toYaml(cached.doc);
     return cached.yaml;
   }
 
-  /** The route table in the document builder's terms: OpenAPI paths, unique operationIds. */
-  private documentRoutes(): DocumentRoute[] {
+  /** The route table in the document builder's terms: OpenAPI paths, unique operationIds, hidden ones left out. */
+  private documentRoutes(isHidden: (index: number) => boolean): DocumentRoute[] {
     const used = new Map<string, number>();
-    return this.routes.map((entry) => {
+    return this.routes.flatMap((entry, index) => {
+      if (isHidden(index)) return [];
       let operationId = entry.schema.operationId;
       if (operationId) {
         const seen = (used.get(operationId) ?? 0) + 1;
@@ -305,11 +380,13 @@ export abstract class RouterBase {
         // The same endpoint class on two paths would repeat its id; OpenAPI requires them unique.
         if (seen > 1) operationId = `${operationId}_${seen}`;
       }
-      return {
-        method: entry.method,
-        path: toOpenAPIPath(this.options.base + entry.path),
-        schema: { ...entry.schema, operationId, ...entry.route?.plan.security.asLayer() },
-      };
+      return [
+        {
+          method: entry.method,
+          path: toOpenAPIPath(this.options.base + entry.path),
+          schema: { ...entry.schema, operationId, ...entry.route?.plan.security.asLayer() },
+        },
+      ];
     });
   }
 }
@@ -380,7 +457,9 @@ export function exposeRouter<W extends object>(wrapper: W, core: RouterBase, ori
     middleware: { get: () => [] },
     routeTable: { get: () => core.routes },
     schema: { get: () => core.getGeneratedSchema() },
-    getGeneratedSchema: { value: (version?: "3" | "3.1") => core.getGeneratedSchema(version) },
+    getGeneratedSchema: {
+      value: (version?: "3" | "3.1", env?: Record<string, unknown>) => core.getGeneratedSchema(version, env),
+    },
   });
 }
 
@@ -403,6 +482,23 @@ function registryOf(core: RouterBase): OpenAPIRegistryMerger {
 /** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
 export function isRouterWrapper(value: unknown): value is { core: RouterBase; original: any; fetch?: any } {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SPECROUTE] === true;
+}
+
+const ALWAYS: EnvPredicate = () => true;
+
+/** A `hidden` option as predicates: none when false, one that always holds when true. */
+function toPredicates(hidden: boolean | EnvPredicate | undefined): EnvPredicate[] {
+  if (typeof hidden === "function") return [hidden];
+  return hidden === true ? [ALWAYS] : [];
+}
+
+/** JSON with object keys sorted, so equal `schema` results share one cached document. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
+  );
 }
 
 /** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */

@@ -9,7 +9,7 @@ import { CliError, errorLocation, oneLine } from "./errors";
 interface SpecrouteRouter {
   readonly isSpecroute: true;
   readonly options: { readonly openapiVersion: OpenAPIVersion };
-  getGeneratedSchema(version?: OpenAPIVersion): OpenAPIDocument;
+  getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
 }
 
 /** The part of tsx's programmatic API the loader uses. */

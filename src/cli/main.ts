@@ -24,6 +24,8 @@ interface OpenapiArgs {
   format?: DocumentFormat;
   openapi?: OpenAPIVersion;
   hideTags: string[];
+  /** Bindings the document is built for (`--env KEY=VALUE`), as a deployment with them would see it. */
+  env: Record<string, string>;
 }
 
 const USAGE_LINE = "specroute openapi <module> [options]";
@@ -41,12 +43,14 @@ Options:
   --openapi 3|3.1       OpenAPI 3.0.3 or 3.1.0; default: the router's openapiVersion option
   --hide-tag <tag>      leave out operations tagged <tag>, e.g. internal routes in a public
                         document (repeatable; routes marked x-ignore are always left out)
+  --env KEY=VALUE       build the document an environment with this binding sees (schema
+                        functions, hidden predicates); repeatable
   -h, --help            show this help
 
 specroute migrate <dir> [--write] rewrites chanfana sources for specroute (see specroute migrate --help).
 `;
 
-type ValueOption = "exportName" | "output" | "format" | "openapi" | "hideTags";
+type ValueOption = "exportName" | "output" | "format" | "openapi" | "hideTags" | "env";
 
 const VALUE_OPTIONS: Record<string, ValueOption> = {
   "--export": "exportName",
@@ -55,6 +59,7 @@ const VALUE_OPTIONS: Record<string, ValueOption> = {
   "--format": "format",
   "--openapi": "openapi",
   "--hide-tag": "hideTags",
+  "--env": "env",
 };
 
 const OPENAPI_VERSIONS: readonly OpenAPIVersion[] = ["3", "3.1"];
@@ -103,7 +108,7 @@ async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): P
   }
   let doc: OpenAPIDocument;
   try {
-    doc = router.getGeneratedSchema(args.openapi);
+    doc = router.getGeneratedSchema(args.openapi, args.env);
   } catch (err) {
     throw new CliError(`could not build the document of export '${exportName}': ${oneLine(err)}`);
   }
@@ -114,7 +119,8 @@ async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): P
 /** Parses and checks the command line; "help" when help was asked for. */
 function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
   const positionals: string[] = [];
-  const values: Partial<Record<Exclude<ValueOption, "hideTags">, string>> = {};
+  const values: Partial<Record<Exclude<ValueOption, "hideTags" | "env">, string>> = {};
+  const env: Record<string, string> = {};
   const hidden: string[] = [];
   let help = false;
 
@@ -152,6 +158,12 @@ function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
       hidden.push(value);
       continue;
     }
+    if (option === "env") {
+      const separator = value.indexOf("=");
+      if (separator < 1) throw new CliError(`--env needs KEY=VALUE, got '${value}'`);
+      env[value.slice(0, separator)] = value.slice(separator + 1);
+      continue;
+    }
     if (values[option] !== undefined) throw new CliError(`option '${flag}' given more than once`);
     values[option] = value;
   }
@@ -177,6 +189,7 @@ function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
     format: format as DocumentFormat | undefined,
     openapi: openapi as OpenAPIVersion | undefined,
     hideTags: hidden,
+    env,
   };
 }
 

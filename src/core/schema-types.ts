@@ -56,8 +56,10 @@ export interface OpenAPIRouteSchema {
   auth?: AuthOption;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
-  /** Leave this route out of the generated document. */
-  "x-ignore"?: boolean;
+  /** Leave this route out of the generated document; a predicate decides per environment (it still validates). */
+  "x-ignore"?: boolean | ((ctx: import("../adapters/options").DocumentContext) => boolean);
+  /** Same as `x-ignore`: leave this route out of the document, always or when the predicate holds. */
+  hidden?: boolean | ((ctx: import("../adapters/options").DocumentContext) => boolean);
   [extension: `x-${string}`]: unknown;
 }
 

@@ -54,7 +54,7 @@ export type HonoOpenAPIRouterType<
   registry: OpenAPIRegistryMerger;
   /** The generated document (cached). */
   readonly schema: OpenAPIDocument;
-  getGeneratedSchema(version?: "3" | "3.1"): OpenAPIDocument;
+  getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
   /** Documented routes, in registration order. */
   readonly routeTable: readonly RouteEntry[];
   readonly isSpecroute: true;

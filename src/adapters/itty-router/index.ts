@@ -48,7 +48,7 @@ export type IttyOpenAPIRouterType<R = IttyLike> = {
   /** Components added here join the document (chanfana's way to declare security schemes). */
   registry: OpenAPIRegistryMerger;
   readonly schema: OpenAPIDocument;
-  getGeneratedSchema(version?: "3" | "3.1"): OpenAPIDocument;
+  getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
   readonly routeTable: readonly RouteEntry[];
   readonly isSpecroute: true;
 } & Omit<R, "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "route" | "fetch">;
