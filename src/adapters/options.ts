@@ -43,9 +43,10 @@ export interface RouterOptions {
   schema?: DocumentSchema | ((ctx: DocumentContext) => DocumentSchema);
   /**
    * Whether the document and docs pages answer for a request; when false they answer as if absent
-   * (the router moves on). Default: always. E.g. `({ env }) => env.ENVIRONMENT !== "production"`.
+   * (the router moves on). Default: always. Called with the route's own path (`docs_url`,
+   * `openapi_url`, ...) so each can be gated: `({ env }, path) => path === "/docs" || env.DEBUG === "1"`.
    */
-  docsEnabled?: EnvPredicate;
+  docsEnabled?: (ctx: DocumentContext, path: string) => boolean;
   /**
    * Leave every route of this router out of the document (its own and, once mounted, its parent's);
    * a boolean or a predicate on the environment. The routes still validate and answer. Default false.
@@ -106,7 +107,7 @@ export interface ResolvedRouterOptions {
   schema: DocumentSchema;
   /** `schema` when given as a function of the environment. */
   schemaFor?: (ctx: DocumentContext) => DocumentSchema;
-  docsEnabled?: EnvPredicate;
+  docsEnabled?: (ctx: DocumentContext, path: string) => boolean;
   hidden: boolean | EnvPredicate;
   docs_url: string | null;
   redoc_url: string | null;

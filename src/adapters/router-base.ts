@@ -196,7 +196,7 @@ export abstract class RouterBase {
     // Disabled for a request, a docs route answers as if absent: the router tries its next route.
     return routes.map(([path, handler]) => [
       path,
-      (args: unknown[]) => (docsEnabled(this.contextOf(args)) ? handler(args) : undefined),
+      (args: unknown[]) => (docsEnabled(this.contextOf(args), path) ? handler(args) : undefined),
     ]);
   }
 

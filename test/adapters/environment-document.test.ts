@@ -120,6 +120,17 @@ describe.each(Object.entries(adapters))("the document follows the environment on
     expect((await call("/tasks?page=1", production)).status).toBe(200);
   });
 
+  it("docsEnabled gates each docs route by its own path", async () => {
+    // In production only the document stays public; the pages answer in staging alone.
+    const { openapi, call } = make({ docsEnabled: (ctx, path) => path === "/openapi.json" || !isProduction(ctx) });
+    openapi.get("/tasks", ListTasks);
+    expect((await call("/openapi.json", production)).status).toBe(200);
+    for (const path of ["/openapi.yaml", "/docs", "/redocs", "/scalar"]) {
+      expect((await call(path, production)).status, path).toBe(404);
+      expect((await call(path, staging)).status, path).toBe(200);
+    }
+  });
+
   it("an x-ignore predicate hides a route as hidden does, and a router hidden: true hides it everywhere", async () => {
     class Ignored extends OpenAPIRoute {
       schema = { operationId: "ignored", "x-ignore": isProduction, responses: {} };
