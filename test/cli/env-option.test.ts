@@ -1,18 +1,7 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main";
+import { runCli } from "./run-cli";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-async function cli(...argv: string[]) {
-  const out = { stdout: "", stderr: "" };
-  const code = await main(argv, {
-    stdout: { write: (text: string) => (out.stdout += text) },
-    stderr: { write: (text: string) => (out.stderr += text) },
-    cwd: ROOT,
-  });
-  return { code, ...out };
-}
+const cli = (...argv: string[]) => runCli(argv);
 
 describe("specroute openapi --env", () => {
   it("writes the document the given environment sees", async () => {

@@ -1,30 +1,21 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { hideTags } from "../../src/cli/hide-tags";
-import { main, USAGE } from "../../src/cli/main";
+import { USAGE } from "../../src/cli/main";
 import honoApp from "./fixtures/hono-app";
 import { openapi as splitRouter } from "./fixtures/hono-split";
 import { router as ittyRouter } from "./fixtures/itty-app";
 import { openapi as taggedRouter } from "./fixtures/tagged-internal";
+import { runCli } from "./run-cli";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURES = "test/cli/fixtures";
 const USAGE_HINT = "(usage: specroute openapi <module> [options])";
 
 /** Runs the CLI in-process from the repository root, capturing what it writes. */
-async function cli(...argv: string[]) {
-  const out = { stdout: "", stderr: "" };
-  const code = await main(argv, {
-    stdout: { write: (text: string) => (out.stdout += text) },
-    stderr: { write: (text: string) => (out.stderr += text) },
-    cwd: ROOT,
-  });
-  return { code, ...out };
-}
+const cli = (...argv: string[]) => runCli(argv);
 
 /** Runs the CLI expecting it to fail, and returns its stderr. */
 async function failure(...argv: string[]) {

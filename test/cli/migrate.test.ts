@@ -1,14 +1,13 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main";
 import { migrateSource } from "../../src/cli/migrate";
 import { LEGACY_HOSTNAME_PATTERN } from "../../src/core/legacy-parameters";
+import { ROOT, runCli } from "./run-cli";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = join(ROOT, "test/cli/fixtures/chanfana2-app");
 const FILES = ["tasks.ts", "app.ts"];
 const HELPER_CALL =
@@ -20,15 +19,7 @@ let app: string;
 /** The same app untouched, its import pointed at specroute, running on the deprecated helper shims. */
 let original: string;
 
-async function cli(...argv: string[]) {
-  const out = { stdout: "", stderr: "" };
-  const code = await main(argv, {
-    stdout: { write: (text: string) => (out.stdout += text) },
-    stderr: { write: (text: string) => (out.stderr += text) },
-    cwd: base,
-  });
-  return { code, ...out };
-}
+const cli = (...argv: string[]) => runCli(argv, base);
 
 const read = (dir: string, file: string) => readFile(join(dir, file), "utf8");
 
