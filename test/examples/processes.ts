@@ -18,8 +18,8 @@ export interface TasksServer {
   origin: string;
   /** The primary's process id (the only process when there are no workers). */
   pid: number;
-  /** Process ids of the workers that announced they listen; empty without workers. */
-  workerPids: number[];
+  /** Process ids of the workers listening now (announced, and not reported gone); empty without workers. */
+  readonly workerPids: number[];
   /** Everything the processes wrote to stdout and stderr so far. */
   output(): string;
   /** Sends SIGTERM to the primary and resolves with its exit code (SIGKILL after a timeout); safe to call twice. */
@@ -79,14 +79,18 @@ export async function startTasksServer(options: {
   return {
     origin,
     pid: child.pid!,
-    workerPids: options.workers > 1 ? workerPidsIn(output) : [],
+    get workerPids() {
+      return workerPidsIn(output);
+    },
     output: () => output,
     stop: () => (stopping ??= stopProcess(child, exited)),
   };
 }
 
 function workerPidsIn(output: string): number[] {
-  return [...output.matchAll(/worker (\d+) listening/g)].map((match) => Number(match[1]));
+  const gone = new Set([...output.matchAll(/worker (\d+) exited/g)].map((match) => Number(match[1])));
+  const listening = [...output.matchAll(/worker (\d+) listening/g)].map((match) => Number(match[1]));
+  return listening.filter((pid) => !gone.has(pid));
 }
 
 async function untilAnswering(origin: string) {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -95,7 +96,9 @@ describe.skipIf(!pgUrl)(`the tasks example as ${WORKERS} processes on PostgreSQL
     expect(server.workerPids).not.toContain(server.pid);
   });
 
-  it("keeps every one of 1000 concurrent PATCHes without If-Match: 250 rows × 4 columns, each written once", async () => {
+  it("keeps every one of 1000 concurrent PATCHes without If-Match: 250 rows × 4 columns, each written once", {
+    timeout: 60_000,
+  }, async () => {
     const ROWS = 250;
     const projectId = await seedProject("lost updates", ROWS);
     const expected = Array.from({ length: ROWS }, (_, index) => {
@@ -148,6 +151,40 @@ describe.skipIf(!pgUrl)(`the tasks example as ${WORKERS} processes on PostgreSQL
   // Scenarios to come, each on a project of its own from seedProject() and loaded with sendConcurrently():
   // - 1000 concurrent conditional PATCHes of one row with the same starting ETag: one 200, 999 × 412;
   // - a cursor walk while other processes insert: no row repeated or skipped.
+
+  it("replaces a worker that dies while serving, and keeps answering", async () => {
+    const [victim] = server.workerPids;
+    process.kill(victim!, "SIGKILL");
+    const replaced = () => !server.workerPids.includes(victim!) && server.workerPids.length === WORKERS;
+    for (let attempt = 1; attempt <= 300 && !replaced(); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(server.output()).toContain(`worker ${victim} exited (SIGKILL): starting another`);
+    expect(server.workerPids).toHaveLength(WORKERS);
+    expect(server.workerPids).not.toContain(victim);
+    const reads = Array.from({ length: CONNECTIONS }, () => ({ method: "GET", path: "/projects" }));
+    const answers = await sendConcurrently(server.origin, reads, { connections: CONNECTIONS });
+    expect(answers.map((answer) => answer.status)).toEqual(reads.map(() => 200));
+  });
+
+  it("stops, exit status 1, when its workers cannot listen, instead of restarting them in a loop", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const failure = await startTasksServer({
+        workers: 2,
+        env: { DATABASE_URL: schema.url, PORT: String(port), API_KEY },
+      }).then(
+        (started) => started.stop().then(() => new Error("it started")),
+        (error: Error) => error,
+      );
+      expect(failure.message).toMatch(/^the server exited with 1 before it listened/);
+      expect(failure.message).toMatch(/worker \d+ exited \(code \d+\) before it listened: stopping/);
+    } finally {
+      taken.close();
+    }
+  });
 
   // Keep this one last: it stops the server.
   it("stops on SIGTERM: every worker leaves, its pool closed, and the primary exits 0", async () => {
