@@ -18,12 +18,15 @@ import {
 import { z } from "zod";
 import { Attachment, NewProject, NewTask, projectModel, taskModel } from "./models";
 
-/** The environment: DB is a D1 binding on Workers, a better-sqlite3 driver on Node (see server.ts). */
+/** The environment: DB is a D1 binding on Workers, a better-sqlite3 or pg driver on Node (see database.ts). */
 export type Env = { DB: unknown; API_KEY: string };
 type AppContext = Context<{ Bindings: Env }>;
 
 // Every auto endpoint reads the database from the environment binding named DB.
 const DB = "DB";
+
+// The hand-written statements below run on SQLite, D1 and PostgreSQL: values go through the driver's
+// own placeholder (`?` or `$1`), and "projectId" is quoted so PostgreSQL keeps its case.
 
 /** Writes need the key in the environment's API_KEY, sent in the X-API-Key header; reads are open. */
 const writeKey = apiKeyAuth({
@@ -82,7 +85,10 @@ export class CreateTask extends SqlCreateEndpoint {
 
   /** The project must exist. */
   async before(data: { projectId: number }) {
-    const [project] = await this.database().query("SELECT id FROM projects WHERE id = ?", [data.projectId]);
+    const db = this.database();
+    const [project] = await db.query(`SELECT id FROM projects WHERE id = ${db.dialect.placeholder(1)}`, [
+      data.projectId,
+    ]);
     if (!project) throw new NotFoundException("No such project");
     return data;
   }
@@ -92,9 +98,10 @@ export class CreateTask extends SqlCreateEndpoint {
    * pick the same number; the loser's insert is a conflict, so it takes the next number and retries.
    */
   async create(data: { projectId: number }) {
+    const db = this.database();
     for (let attempt = 1; ; attempt++) {
-      const [row] = await this.database().query<{ next: number }>(
-        "SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE projectId = ?",
+      const [row] = await db.query<{ next: number }>(
+        `SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE "projectId" = ${db.dialect.placeholder(1)}`,
         [data.projectId],
       );
       try {
@@ -169,13 +176,16 @@ export class UploadAttachment extends OpenAPIRoute {
   async handle(c: AppContext) {
     const { params, body } = await this.getValidatedData();
     const db = toSqlDriver(c.env.DB);
-    const [project] = await db.query("SELECT id FROM projects WHERE id = ?", [params.projectId]);
+    const [project] = await db.query(`SELECT id FROM projects WHERE id = ${db.dialect.placeholder(1)}`, [
+      params.projectId,
+    ]);
     if (!project) throw new NotFoundException("No such project");
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await body.file.arrayBuffer()));
     const sha256 = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    const values = [1, 2, 3, 4, 5, 6].map(db.dialect.placeholder).join(", ");
     const [row] = await db.query(
-      `INSERT INTO attachments (projectId, filename, content_type, size, sha256, note)
-       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO attachments ("projectId", filename, content_type, size, sha256, note)
+       VALUES (${values}) RETURNING *`,
       [params.projectId, body.file.name, body.file.type, body.file.size, sha256, body.note ?? null],
     );
     return c.json(Attachment.parse(row), 201);
@@ -194,9 +204,11 @@ export class ListAttachments extends OpenAPIRoute {
 
   async handle(c: AppContext) {
     const { params } = await this.getValidatedData();
-    const rows = await toSqlDriver(c.env.DB).query("SELECT * FROM attachments WHERE projectId = ? ORDER BY id", [
-      params.projectId,
-    ]);
+    const db = toSqlDriver(c.env.DB);
+    const rows = await db.query(
+      `SELECT * FROM attachments WHERE "projectId" = ${db.dialect.placeholder(1)} ORDER BY id`,
+      [params.projectId],
+    );
     return { result: rows.map((row) => Attachment.parse(row)) };
   }
 }
@@ -238,14 +250,9 @@ export class TaskStats extends OpenAPIRoute {
     const db = toSqlDriver(c.env.DB);
     const conditions: string[] = [];
     const params: unknown[] = [];
-    if (query.projectId !== undefined) {
-      conditions.push("projectId = ?");
-      params.push(query.projectId);
-    }
-    if (query.due_before !== undefined) {
-      conditions.push("due < ?");
-      params.push(query.due_before);
-    }
+    const bind = (value: unknown) => db.dialect.placeholder(params.push(value));
+    if (query.projectId !== undefined) conditions.push(`"projectId" = ${bind(query.projectId)}`);
+    if (query.due_before !== undefined) conditions.push(`due < ${bind(query.due_before)}`);
     const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
     const rows = await db.query<{ status: string; n: number }>(
       `SELECT status, COUNT(*) AS n FROM tasks${where} GROUP BY status`,

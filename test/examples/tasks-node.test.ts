@@ -1,11 +1,14 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { app } from "../../examples/tasks/app";
-import { MIGRATIONS } from "../../examples/tasks/migrations";
-import { betterSqlite3Driver } from "../../src";
+import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../../examples/tasks/migrations";
+import { betterSqlite3Driver, pgDriver } from "../../src";
 import { main } from "../../src/cli/main";
 import { documentErrors } from "../helpers";
+import { freshPostgresSchema } from "./processes";
 import { runTasksScenario } from "./tasks.scenario";
+
+const pgUrl = process.env.SPECROUTE_PG_URL;
 
 function nodeEnv() {
   const sqlite = new Database(":memory:");
@@ -20,6 +23,24 @@ describe("the tasks example on Node (app.request)", () => {
     await runTasksScenario((path, init) => Promise.resolve(app.request(path, init, env)));
     expect(sqlite.prepare("SELECT COUNT(*) AS n FROM tasks").get()).toEqual({ n: 2 });
     sqlite.close();
+  });
+
+  it.skipIf(!pgUrl)("serves the scenario over PostgreSQL (pg), on the example's PostgreSQL migrations", async () => {
+    const schema = await freshPostgresSchema(pgUrl!, "wt_scale_example");
+    try {
+      for (const statement of POSTGRES_MIGRATIONS) await schema.pool.query(statement);
+      // Twice: each statement is safe to run again.
+      for (const statement of POSTGRES_MIGRATIONS) await schema.pool.query(statement);
+      const env = { DB: pgDriver(schema.pool), API_KEY: "test-key" };
+      await runTasksScenario((path, init) => Promise.resolve(app.request(path, init, env)));
+      const { rows } = await schema.pool.query(`SELECT "projectId", id, status FROM tasks ORDER BY id`);
+      expect(rows).toEqual([
+        { projectId: 1, id: 1, status: "todo" },
+        { projectId: 1, id: 2, status: "done" },
+      ]);
+    } finally {
+      await schema.drop();
+    }
   });
 
   it("numbers concurrently created tasks without losing one", async () => {

@@ -1,0 +1,83 @@
+// Where the example keeps its data: a SQLite file by default, PostgreSQL when DATABASE_URL says so.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { betterSqlite3Driver, pgDriver, type SqlDriver } from "specroute";
+import { MIGRATIONS, POSTGRES_MIGRATIONS } from "./migrations";
+
+/** The database the server uses, read from the environment by {@link databaseConfig}. */
+export type DatabaseConfig = { kind: "postgres"; url: string; poolSize: number } | { kind: "sqlite"; file: string };
+
+// Any constant works: it names the lock every server migrating this database takes, so only one migrates at a time.
+const MIGRATION_LOCK = 7_263_401;
+
+/**
+ * PostgreSQL when `DATABASE_URL` starts with postgres:// or postgresql:// (each process keeps a pool of
+ * `DATABASE_POOL_SIZE` connections, 10 by default), otherwise SQLite in `DB_FILE` (data/tasks.db).
+ */
+export function databaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
+  const url = env.DATABASE_URL;
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const poolSize = Number(env.DATABASE_POOL_SIZE ?? 10);
+    if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error("DATABASE_POOL_SIZE must be a positive integer");
+    return { kind: "postgres", url, poolSize };
+  }
+  if (url) throw new Error("DATABASE_URL must start with postgres:// or postgresql:// (unset it to use SQLite)");
+  return { kind: "sqlite", file: env.DB_FILE ?? "data/tasks.db" };
+}
+
+/** The database for a log line, without the password. */
+export function describeDatabase(config: DatabaseConfig): string {
+  if (config.kind === "sqlite") return `SQLite ${config.file}`;
+  const url = new URL(config.url);
+  return `PostgreSQL ${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}, pool of ${config.poolSize} per process`;
+}
+
+/**
+ * Creates the tables when they are missing. Run it once, before serving: in a cluster, the primary
+ * runs it before it starts any worker. On PostgreSQL it holds an advisory lock, so servers started
+ * at the same moment on several machines migrate one after the other.
+ */
+export async function migrate(config: DatabaseConfig): Promise<void> {
+  if (config.kind === "sqlite") {
+    mkdirSync(dirname(config.file), { recursive: true });
+    const sqlite = new Database(config.file);
+    sqlite.pragma("journal_mode = WAL");
+    for (const statement of MIGRATIONS) sqlite.exec(statement);
+    sqlite.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: config.url });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    for (const statement of POSTGRES_MIGRATIONS) await client.query(statement);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens the database for serving requests; `close()` on the driver ends the pool or closes the file. */
+export function openDatabase(config: DatabaseConfig): SqlDriver {
+  if (config.kind === "postgres") {
+    // The process id in application_name tells, in pg_stat_activity, which process holds which connection.
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      application_name: `tasks-example ${process.pid}`,
+    });
+    // A connection the server closes while idle (restart, idle timeout) is dropped from the pool, not a crash.
+    pool.on("error", (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
+    return pgDriver(pool);
+  }
+  const sqlite = new Database(config.file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("foreign_keys = ON");
+  return betterSqlite3Driver(sqlite);
+}
