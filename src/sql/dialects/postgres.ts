@@ -42,6 +42,9 @@ export const postgresDialect: Dialect = {
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   uniqueViolation: postgresUniqueViolation,
+  // `json` has no equality operator; as jsonb, both sides compare by value.
+  sameValue: (column, placeholder, _value, json) =>
+    json ? `${column}::jsonb = ${placeholder}::jsonb` : `${column} = ${placeholder}`,
   // Fallback when `detail` is absent (it is withheld from roles that cannot read the columns).
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT a.attname AS column_name
