@@ -140,7 +140,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     if (conditional) {
       if (conditional.etag) success = withETagHeader(success);
       if (conditional.kind === "read") {
-        request.headers = z.object({ "If-None-Match": ifNoneMatchHeader });
+        request.headers = z.object({ "If-None-Match": ifNoneMatchHeader() });
         preconditions = notModifiedResponse;
       } else if (conditional.kind === "write") {
         request.headers = z.object({ "If-Match": ifMatchHeader(this.requireIfMatch) });

@@ -28,11 +28,13 @@ export function ifMatchHeader(required: boolean) {
 }
 
 /** The `If-None-Match` request header as an opted-in Read declares it. */
-export const ifNoneMatchHeader = /* @__PURE__ */ z
-  .string()
-  .regex(TAG_LIST, TAG_LIST_MESSAGE)
-  .optional()
-  .describe("Answer 304 without a body when the object's ETag is one of these (weak comparison), or `*` for any.");
+export function ifNoneMatchHeader() {
+  return z
+    .string()
+    .regex(TAG_LIST, TAG_LIST_MESSAGE)
+    .optional()
+    .describe("Answer 304 without a body when the object's ETag is one of these (weak comparison), or `*` for any.");
+}
 
 /** A parsed `If-Match` / `If-None-Match` value: `*`, or the listed tags as sent (`W/"x"`, `"y"`). */
 export type EntityTagList = "*" | string[];

@@ -85,6 +85,10 @@ class UpdateByRevision extends UpdateNote {
     return `"r${obj.revision}"`;
   }
 }
+/** A read declaring a header of its own: merged with If-None-Match, which still works. */
+class TracedRead extends ReadNote {
+  schema = { request: { headers: z.object({ "X-Trace": z.string().min(2) }) } };
+}
 /** The same read without opting in: no ETag, If-None-Match ignored. */
 class PlainRead extends ReadNote {
   conditionalRequests = false;
@@ -100,6 +104,7 @@ for (const harness of harnesses) {
     app.router.get("/revisions/:id", ReadByRevision);
     app.router.patch("/revisions/:id", UpdateByRevision);
     app.router.get("/plain/:id", PlainRead);
+    app.router.get("/traced/:id", TracedRead);
     const problems = harness.make({ errorFormat: "problem" });
     problems.router.patch("/notes/:id", UpdateNote);
 
@@ -178,6 +183,18 @@ for (const harness of harnesses) {
       const tag = (await app.request("/notes/1")).headers.get("etag")!;
       expect((await app.request("/notes/1", { method: "DELETE", headers: { "if-match": tag } })).status).toBe(200);
       expect(notes.has(1)).toBe(false);
+    });
+
+    it("keeps If-None-Match next to headers the endpoint declares itself", async () => {
+      const tag = (await app.request("/notes/1")).headers.get("etag")!;
+      const cached = await app.request("/traced/1", { headers: { "if-none-match": tag, "x-trace": "abc" } });
+      expect(cached.status).toBe(304);
+      expect((await app.request("/traced/1", { headers: { "if-none-match": tag } })).status).toBe(400);
+      const parameters = (app.router.getGeneratedSchema() as any).paths["/traced/{id}"].get.parameters;
+      expect(parameters.filter((p: any) => p.in === "header").map((p: any) => p.name)).toEqual([
+        "If-None-Match",
+        "X-Trace",
+      ]);
     });
 
     it("an endpoint that did not opt in sends no ETag and ignores If-None-Match", async () => {
