@@ -272,8 +272,15 @@ export async function onExistingObject<F extends Filters>(
   return { result: await endpoint.after(stored), stored, filters: prepared };
 }
 
-/** `response` with the `ETag` header set, when there is a tag. */
+/** `response` with the `ETag` header set, when there is a tag (copied when its headers are immutable). */
 export function withETag(response: Response, tag: string | undefined): Response {
-  if (tag !== undefined) response.headers.set("ETag", tag);
-  return response;
+  if (tag === undefined) return response;
+  try {
+    response.headers.set("ETag", tag);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.set("ETag", tag);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
 }

@@ -52,7 +52,7 @@ class UpdateNote extends UpdateEndpoint {
     calls.push("getObject");
     return notes.get(idOf(filters)) ?? null;
   }
-  async before(old: Note, filters: UpdateFilters) {
+  async before(_old: Note, filters: UpdateFilters) {
     calls.push("before");
     return filters;
   }
