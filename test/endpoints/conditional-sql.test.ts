@@ -2,8 +2,10 @@ import { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
-import { betterSqlite3Driver, mysql2Driver, pgDriver, pgliteDriver } from "../../src";
-import { mariadbDialect } from "../../src/sql";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { betterSqlite3Driver, mysql2Driver, pgDriver, pgliteDriver, SqlTable } from "../../src";
+import { InvalidIdentifierError, mariadbDialect } from "../../src/sql";
 import { harnesses, honoHarness } from "../helpers";
 import type { EngineUnderTest } from "../sql/fixtures";
 import { runConditionalSuite } from "./conditional.case";
@@ -65,3 +67,18 @@ for (const engine of engines) {
 }
 // The other adapter reads the same headers and answers the same statuses.
 for (const harness of harnesses.filter((one) => one !== honoHarness)) runConditionalSuite(harness, engines[0]!, false);
+
+describe("versionField is checked when the table is built", () => {
+  const Row = z.object({ id: z.number().int(), title: z.string(), version: z.number().int() });
+  it("refuses a column that is missing, not an integer, or a primary key", () => {
+    for (const versionField of ["missing", "title", "id"]) {
+      expect(
+        () => new SqlTable({ tableName: "t", schema: Row, primaryKeys: ["id"], versionField }),
+        versionField,
+      ).toThrow(InvalidIdentifierError);
+    }
+    expect(
+      new SqlTable({ tableName: "t", schema: Row, primaryKeys: ["id"], versionField: "version" }).versionField,
+    ).toBe("version");
+  });
+});
