@@ -123,6 +123,8 @@ export {
   MultiException,
   NotFoundException,
   PayloadTooLargeException,
+  PreconditionFailedException,
+  PreconditionRequiredException,
   ResponseValidationException,
   ServiceUnavailableException,
   TooManyRequestsException,

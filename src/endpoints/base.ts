@@ -1,9 +1,20 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { jsonResponse } from "../core/respond";
 import { OpenAPIRoute, type RouteOptions } from "../core/route";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
-import { NotFoundException } from "../errors/exceptions";
+import { NotFoundException, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 import { automatic } from "../openapi/automatic-responses";
+import {
+  assertStrongTag,
+  entityTagOf,
+  ifMatchHeader,
+  ifNoneMatchHeader,
+  notModifiedResponse,
+  parseEntityTags,
+  preconditionResponses,
+  strongMatch,
+  withETagHeader,
+} from "./conditional";
 import { type ResolvedMeta, resolveMeta } from "./meta";
 import { errorResponses, jsonResponseConfig, mergeSchema, pickFields, successSchema } from "./schema-helpers";
 import type { FilterCondition, Filters, Meta, SerializerContext } from "./types";
@@ -29,6 +40,50 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
    * class CreateTask extends SqlCreateEndpoint { checksParent = true; async before(data) { ...; throw new NotFoundException(); } }
    */
   checksParent = false;
+
+  /**
+   * Opt in to conditional requests (RFC 9110 §13): Read, Create and Update answer a strong `ETag`
+   * (see {@link etag}); Read answers 304 to a matching `If-None-Match`; Update and Delete answer 412
+   * and write nothing when `If-Match` does not match the stored object. Documented only when set.
+   *
+   * @example
+   * class UpdateTask extends SqlUpdateEndpoint { _meta = taskMeta; conditionalRequests = true; }
+   */
+  conditionalRequests = false;
+
+  /**
+   * Update and Delete answer 428 when the request has no `If-Match` (implies `conditionalRequests`).
+   *
+   * @example
+   * class DeleteTask extends SqlDeleteEndpoint { _meta = taskMeta; requireIfMatch = true; }
+   */
+  requireIfMatch = false;
+
+  /** @internal Per request: whether the request carried `If-Match` (a missing object is then 412, not 404). */
+  ifMatchSent = false;
+  /**
+   * @internal Per request: the stored object an `If-Match` tag matched. SQL endpoints write only while
+   * the row is still this one, in the same statement as the write.
+   */
+  ifMatchObject: object | undefined = undefined;
+
+  /** Whether this endpoint answers conditional requests (`conditionalRequests` or `requireIfMatch`). */
+  get conditional(): boolean {
+    return this.conditionalRequests || this.requireIfMatch;
+  }
+
+  /**
+   * The strong entity tag (quotes included) of an object as stored: what the storage method returned
+   * (`fetch`, `getObject`, `update`, `create`), before `after` and the serializer. By default `"v<n>"`
+   * from the model's `versionField`, else a SHA-256 digest of the object's canonical JSON. Override
+   * it to derive the tag from your own storage (a revision id, an updated-at column).
+   *
+   * @example
+   * async etag(obj: Note) { return `"${obj.revision}"`; }
+   */
+  async etag(obj: object): Promise<string> {
+    return entityTagOf(obj, this.meta.model.versionField);
+  }
 
   /** The Meta with its defaults filled in. */
   get meta(): ResolvedMeta {
@@ -69,17 +124,78 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     /** What `result` holds; defaults to one serialized object. */
     result?: z.ZodType;
     envelope?: Record<string, z.ZodType>;
+    /**
+     * What an opted-in (`conditionalRequests`) endpoint adds: `read` If-None-Match, ETag and 304;
+     * `write` If-Match, 412 (428) and, with `etag`, the ETag header; `create` the ETag header.
+     */
+    conditional?: { kind: "read" | "write" | "create"; etag: boolean };
   }): OpenAPIRouteSchema {
     const result = options.result ?? this.meta.model.serializerSchema;
     const params =
       this.pathKeys.length > 0 ? { params: pickFields(this.meta.columns, this.pathKeys, "Path parameter") } : {};
+    let success = jsonResponseConfig(options.description, successSchema(result, options.envelope));
+    const request: RequestSchema = { ...params, ...options.request };
+    let preconditions: Record<string, ResponseConfig> = {};
+    const conditional = this.conditional ? options.conditional : undefined;
+    if (conditional) {
+      if (conditional.etag) success = withETagHeader(success);
+      if (conditional.kind === "read") {
+        request.headers = z.object({ "If-None-Match": ifNoneMatchHeader() });
+        preconditions = notModifiedResponse;
+      } else if (conditional.kind === "write") {
+        request.headers = z.object({ "If-Match": ifMatchHeader(this.requireIfMatch) });
+        preconditions = preconditionResponses(this.requireIfMatch);
+      }
+    }
     return {
-      request: { ...params, ...options.request },
+      request,
       responses: {
-        [options.status]: jsonResponseConfig(options.description, successSchema(result, options.envelope)),
-        ...automatic({ ...errorResponses(this.identifiesObject || this.checksParent), ...this.conflictResponses() }),
+        [options.status]: success,
+        ...automatic({
+          ...errorResponses(this.identifiesObject || this.checksParent),
+          ...this.conflictResponses(),
+          ...preconditions,
+        }),
       },
     };
+  }
+
+  /** A request header an opted-in endpoint declares (`If-Match`, `If-None-Match`), as validated. */
+  async conditionalHeader(name: "If-Match" | "If-None-Match"): Promise<string | undefined> {
+    const { headers } = (await this.getValidatedData()) as { headers?: Record<string, unknown> };
+    const value = headers?.[name];
+    return typeof value === "string" ? value : undefined;
+  }
+
+  /** The endpoint's tag for a stored object, checked to be a strong entity tag. */
+  async currentTag(obj: object): Promise<string> {
+    return assertStrongTag(await this.etag(obj));
+  }
+
+  /** Update and Delete, before any hook: 428 when `requireIfMatch` is set and `If-Match` is missing. */
+  async requirePrecondition(): Promise<void> {
+    if (!this.conditional) return;
+    const ifMatch = await this.conditionalHeader("If-Match");
+    this.ifMatchSent = ifMatch !== undefined;
+    if (!this.ifMatchSent && this.requireIfMatch) throw new PreconditionRequiredException();
+  }
+
+  /**
+   * Update and Delete, on the object `getObject` found (null when none): 412 when `If-Match` was sent
+   * and the object is missing or its tag is not listed (strong comparison).
+   */
+  async checkIfMatch(found: object | null): Promise<void> {
+    if (!this.conditional || !this.ifMatchSent) return;
+    if (!found) throw new PreconditionFailedException();
+    const tags = parseEntityTags((await this.conditionalHeader("If-Match"))!);
+    if (tags === "*") return;
+    if (!strongMatch(tags, await this.currentTag(found))) throw new PreconditionFailedException();
+    this.ifMatchObject = found;
+  }
+
+  /** The object vanished before the write: 412 when the request carried `If-Match` (RFC 9110 §13.1.1), else 404. */
+  missingObject(): never {
+    throw this.ifMatchSent ? new PreconditionFailedException() : new NotFoundException();
   }
 
   /** The conflicts a write can answer, by status; none unless the storage knows its unique constraints. */
@@ -134,20 +250,37 @@ function resolvePathKeys(meta: ResolvedMeta, identifiesObject: boolean, params: 
   return pathKeys;
 }
 
-/** Update and Delete: fetch the existing object (404 if absent), then before → main → after. */
+/**
+ * Update and Delete: fetch the existing object (404 if absent, 412 if `If-Match` does not hold), then
+ * before → main → after. `stored` is what the main method returned, before `after`.
+ */
 export async function onExistingObject<F extends Filters>(
-  endpoint: {
+  endpoint: ModelEndpoint & {
     getObject(filters: F): Promise<object | null>;
     before(oldObj: any, filters: F): Promise<F>;
     after(data: any): Promise<any>;
   },
   filters: F,
   main: (oldObj: any, filters: F) => Promise<object | null>,
-): Promise<{ result: object; filters: F }> {
+): Promise<{ result: object; stored: object; filters: F }> {
   const oldObj = await endpoint.getObject(filters);
+  await endpoint.checkIfMatch(oldObj);
   if (!oldObj) throw new NotFoundException();
   const prepared = await endpoint.before(oldObj, filters);
-  const result = await main(oldObj, prepared);
-  if (!result) throw new NotFoundException();
-  return { result: await endpoint.after(result), filters: prepared };
+  const stored = await main(oldObj, prepared);
+  if (!stored) endpoint.missingObject();
+  return { result: await endpoint.after(stored), stored, filters: prepared };
+}
+
+/** `response` with the `ETag` header set, when there is a tag (copied when its headers are immutable). */
+export function withETag(response: Response, tag: string | undefined): Response {
+  if (tag === undefined) return response;
+  try {
+    response.headers.set("ETag", tag);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.set("ETag", tag);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
 }

@@ -1,12 +1,13 @@
 import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { ModelEndpoint } from "./base";
+import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields } from "./schema-helpers";
+import { omitFields, writableKeys } from "./schema-helpers";
 
 /**
  * POST a new object: `before(data) → create(data) → after(data)`, answered 201 `{ success, result }`.
  * Path parameters of a nested collection (e.g. `/projects/:projectId/tasks`) are added to the data.
+ * With `conditionalRequests`, the answer carries the new object's `ETag`.
  *
  * @example
  * class CreateTask extends CreateEndpoint {
@@ -18,8 +19,13 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
   readonly identifiesObject = false;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    const body = contentJson(omitFields(meta.fields, this.pathKeys));
-    return this.describeEndpoint({ status: "201", description: "Created", request: { body } });
+    const body = contentJson(omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField)));
+    return this.describeEndpoint({
+      status: "201",
+      description: "Created",
+      request: { body },
+      conditional: { kind: "create", etag: true },
+    });
   }
 
   /** The object to create: the validated body plus the nested collection's path keys. */
@@ -44,8 +50,9 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
-    let data = await this.before(await this.getObject());
-    data = await this.after(await this.create(data));
-    return this.success(this.serialize(data, { filters: [] }), 201);
+    const stored = await this.create(await this.before(await this.getObject()));
+    const tag = this.conditional ? await this.currentTag(stored) : undefined;
+    const data = await this.after(stored);
+    return withETag(this.success(this.serialize(data, { filters: [] }), 201), tag);
   }
 }

@@ -4,7 +4,8 @@ import type { Filters } from "./types";
 
 /**
  * DELETE an object identified by the path: `getObject(filters) → before(oldObj, filters) →
- * delete(oldObj, filters) → after(data)`, answering the deleted object.
+ * delete(oldObj, filters) → after(data)`, answering the deleted object. With `conditionalRequests`, a
+ * stale `If-Match` answers 412 and nothing is deleted.
  *
  * @example
  * openapi.delete("/tasks/:id", DeleteTask);
@@ -13,7 +14,11 @@ export class DeleteEndpoint<HandleArgs extends Array<object> = any> extends Mode
   readonly identifiesObject = true;
 
   deriveSchema(): OpenAPIRouteSchema {
-    return this.describeEndpoint({ status: "200", description: "The deleted object" });
+    return this.describeEndpoint({
+      status: "200",
+      description: "The deleted object",
+      conditional: { kind: "write", etag: false },
+    });
   }
 
   /** The stored object the filters identify, or null (answered 404); by default null. */
@@ -35,6 +40,7 @@ export class DeleteEndpoint<HandleArgs extends Array<object> = any> extends Mode
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
+    await this.requirePrecondition();
     const { result, filters } = await onExistingObject(this, await this.getFilters(), (old, f) => this.delete(old, f));
     return this.success(this.serialize(result, { filters: filters.filters }));
   }

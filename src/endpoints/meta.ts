@@ -6,6 +6,7 @@ export interface ResolvedMeta {
   model: Required<Pick<Model, "tableName" | "schema" | "primaryKeys" | "unique">> & {
     serializer: (obj: any, context?: SerializerContext) => object;
     serializerSchema: z.ZodObject;
+    versionField?: string;
   };
   fields: z.ZodObject;
   /** The model's schema with `fields` laid over it: every column, whichever of the two declares it. */
@@ -31,6 +32,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
         unique: meta.model.unique ?? [],
         serializer: meta.model.serializer ?? ((obj) => obj),
         serializerSchema: meta.model.serializerSchema ?? meta.model.schema,
+        ...(meta.model.versionField === undefined ? {} : { versionField: meta.model.versionField }),
       },
       fields: meta.fields ?? meta.model.schema,
       columns: meta.fields ? meta.model.schema.extend(meta.fields.shape) : meta.model.schema,

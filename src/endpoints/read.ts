@@ -1,10 +1,12 @@
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { ModelEndpoint } from "./base";
+import { ModelEndpoint, withETag } from "./base";
+import { notModified, parseEntityTags, weakMatch } from "./conditional";
 import type { Filters } from "./types";
 
 /**
  * GET one object by its primary keys in the path: `before(filters) → fetch(filters) → after(data)`;
- * `fetch` returning null answers 404.
+ * `fetch` returning null answers 404. With `conditionalRequests`, answers carry an `ETag` and a matching
+ * `If-None-Match` answers 304 without a body.
  *
  * @example
  * class GetTask extends ReadEndpoint {
@@ -16,7 +18,11 @@ export class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   readonly identifiesObject = true;
 
   deriveSchema(): OpenAPIRouteSchema {
-    return this.describeEndpoint({ status: "200", description: "The object" });
+    return this.describeEndpoint({
+      status: "200",
+      description: "The object",
+      conditional: { kind: "read", etag: true },
+    });
   }
 
   async before(filters: Filters): Promise<Filters> {
@@ -36,7 +42,12 @@ export class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     const filters = await this.before(await this.getFilters());
     const found = await this.fetch(filters);
     if (!found) this.notFound();
+    const tag = this.conditional ? await this.currentTag(found) : undefined;
     const data = await this.after(found);
-    return this.success(this.serialize(data, { filters: filters.filters, options: {} }));
+    if (tag !== undefined) {
+      const ifNoneMatch = await this.conditionalHeader("If-None-Match");
+      if (ifNoneMatch !== undefined && weakMatch(parseEntityTags(ifNoneMatch), tag)) return notModified(tag);
+    }
+    return withETag(this.success(this.serialize(data, { filters: filters.filters, options: {} })), tag);
   }
 }

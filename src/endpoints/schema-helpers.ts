@@ -28,6 +28,11 @@ export function omitFields(fields: z.ZodObject, keys: string[]): z.ZodObject {
   return present.length === 0 ? fields : fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
 }
 
+/** The fields a request body never carries: the path keys, and the version column the storage writes. */
+export function writableKeys(pathKeys: string[], versionField: string | undefined): string[] {
+  return versionField === undefined ? pathKeys : [...pathKeys, versionField];
+}
+
 /**
  * The body of a PATCH: every member of `fields` optional and without its default, so an absent member
  * means "unchanged" — neither documented with a `default` nor filled in by validation.
@@ -85,6 +90,12 @@ export function mergeSchema(
     request: { ...derived.request, ...user?.request },
     responses: { ...derived.responses, ...user?.responses },
   };
+  // Headers an endpoint derives (If-Match) stay next to the user's own, whose members win.
+  const derivedHeaders = derived.request?.headers;
+  const userHeaders = user?.request?.headers;
+  if (derivedHeaders instanceof z.ZodObject && userHeaders instanceof z.ZodObject) {
+    merged.request!.headers = derivedHeaders.extend(userHeaders.shape);
+  }
   // An empty `_meta.tags` documents no tags, as chanfana's metaSchemaProps does.
   const tags = user?.tags ?? (metaTags?.length ? metaTags : undefined);
   if (tags) merged.tags = tags;

@@ -70,6 +70,11 @@ export interface Model<S extends z.ZodObject = z.ZodObject> {
    * document the 409 (or their `constraintsMessages` answer) a duplicate value gets.
    */
   unique?: string[];
+  /**
+   * An integer column the auto SQL endpoints increment on every write (1 on create); the `ETag` of a
+   * conditional endpoint is derived from it, and an `If-Match` write is conditional on it.
+   */
+  versionField?: string;
   serializer?: (obj: any, context?: SerializerContext) => object;
   serializerSchema?: z.ZodObject;
 }

@@ -1,8 +1,8 @@
 import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { ModelEndpoint, onExistingObject } from "./base";
+import { ModelEndpoint, onExistingObject, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields, patchFields } from "./schema-helpers";
+import { omitFields, patchFields, writableKeys } from "./schema-helpers";
 import type { UpdateFilters } from "./types";
 
 /**
@@ -10,6 +10,7 @@ import type { UpdateFilters } from "./types";
  * `getObject(filters) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
  * PATCH makes every body member optional and drops its default (absent means unchanged, so neither the
  * document nor validation fills one in); `filters.updatedData` holds only what the client sent.
+ * With `conditionalRequests`, a stale `If-Match` answers 412 and the answer carries the new `ETag`.
  *
  * @example
  * openapi.patch("/tasks/:id", UpdateTask);
@@ -18,11 +19,12 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
   readonly identifiesObject = true;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    const body = omitFields(meta.fields, this.pathKeys);
+    const body = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
     return this.describeEndpoint({
       status: "200",
       description: "The updated object",
       request: { body: contentJson(this.params?.method === "patch" ? patchFields(body) : body) },
+      conditional: { kind: "write", etag: true },
     });
   }
 
@@ -54,7 +56,11 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
-    const { result, filters } = await onExistingObject(this, await this.getFilters(), (old, f) => this.update(old, f));
-    return this.success(this.serialize(result, { filters: filters.filters }));
+    await this.requirePrecondition();
+    const { result, stored, filters } = await onExistingObject(this, await this.getFilters(), (old, f) =>
+      this.update(old, f),
+    );
+    const tag = this.conditional ? await this.currentTag(stored) : undefined;
+    return withETag(this.success(this.serialize(result, { filters: filters.filters })), tag);
   }
 }

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   ResponseValidationException: { code: 7013, status: 500, message: "Response Validation Error", visible: false },
   PayloadTooLargeException: { code: 7014, status: 413, message: "Payload Too Large", visible: true },
   UnsupportedMediaTypeException: { code: 7015, status: 415, message: "Unsupported Media Type", visible: true },
+  PreconditionFailedException: { code: 7016, status: 412, message: "Precondition Failed", visible: true },
+  PreconditionRequiredException: { code: 7017, status: 428, message: "Precondition Required", visible: true },
 } as const;
 
 export type ErrorName = keyof typeof ERROR_CODES;

@@ -260,6 +260,19 @@ export class UnsupportedMediaTypeException extends ApiException {
   }
 }
 
+/** 412: an `If-Match` precondition does not hold for the stored object (nothing was written). */
+export class PreconditionFailedException extends ApiException {
+  static {
+    tableDefaults(PreconditionFailedException, "PreconditionFailedException");
+  }
+}
+/** 428: the endpoint requires `If-Match` on writes and the request did not send it. */
+export class PreconditionRequiredException extends ApiException {
+  static {
+    tableDefaults(PreconditionRequiredException, "PreconditionRequiredException");
+  }
+}
+
 /** Whether a thrown value is a framework exception, by shape, so two loaded copies still agree. */
 export function isApiException(err: unknown): err is ApiException {
   return (

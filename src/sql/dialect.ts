@@ -40,6 +40,12 @@ export interface Dialect {
   limitOffset(limit: number, offset: number, bind: (value: unknown) => string): string;
   /** Recognises a unique violation in any error the engine's drivers throw. */
   uniqueViolation(error: unknown): UniqueViolation | null;
+  /**
+   * An exact comparison of a stored column with a non-null value read from it before, bound at
+   * `placeholder` (`json`: the driver had parsed it as JSON; it is bound as JSON text). Compare-and-swap
+   * writes (`If-Match` without a version column) use it; without it, `column = placeholder`.
+   */
+  sameValue?(column: string, placeholder: string, value: unknown, json: boolean): string;
   /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */
   uniqueIndexColumns?(table: readonly string[], index: string): { sql: string; params: unknown[] };
 }

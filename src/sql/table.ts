@@ -29,6 +29,22 @@ export interface ListPage {
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */
   fields?: z.ZodObject;
+  /**
+   * Keep the values of each row `selectOne` returns as the driver gave them (one WeakMap entry per
+   * row), so `ifUnchanged` binds exactly what was read rather than values encoded again from the
+   * decoded row. Conditional SQL endpoints set it.
+   */
+  keepReadValues?: boolean;
+}
+
+/** A write that happens only if the stored row has not changed since it was read (compare-and-swap). */
+export interface ConditionalWrite {
+  /**
+   * The row as a read through this table returned it: the write happens only while the stored row
+   * still has its version (the model's `versionField`), else still equals it in every column, checked
+   * in the same statement as the write. No row written or deleted answers null.
+   */
+  ifUnchanged?: SqlRow;
 }
 
 function assertCount(value: number, what: string): void {
@@ -48,10 +64,17 @@ export class SqlTable {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
+  /** The integer column every write through this table increments, when the model names one. */
+  readonly versionField: string | undefined;
   readonly #tableParts: readonly string[];
   readonly #kinds: ReadonlyMap<string, ColumnKind>;
+  // Each decoded row's values as the driver returned them, so a compare-and-swap binds exactly what was read.
+  readonly #raw: WeakMap<SqlRow, Record<string, unknown>> | undefined;
 
-  constructor(model: Pick<Model, "tableName" | "schema" | "primaryKeys">, options: SqlTableOptions = {}) {
+  constructor(
+    model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
+    options: SqlTableOptions = {},
+  ) {
     this.#tableParts = parseTableName(model.tableName);
     this.tableName = model.tableName;
     const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
@@ -67,6 +90,17 @@ export class SqlTable {
     }
     for (const key of model.primaryKeys) this.#assertColumn(key, "primary key");
     this.primaryKeys = [...model.primaryKeys];
+    this.versionField = model.versionField;
+    this.#raw = options.keepReadValues ? new WeakMap() : undefined;
+    if (model.versionField !== undefined) {
+      this.#assertColumn(model.versionField, "version");
+      const kind = kinds.get(model.versionField);
+      if (model.primaryKeys.includes(model.versionField) || (kind !== "number" && kind !== "bigint")) {
+        throw new InvalidIdentifierError(
+          `versionField ${JSON.stringify(model.versionField)} of "${model.tableName}" must be an integer column that is not a primary key`,
+        );
+      }
+    }
   }
 
   /**
@@ -76,6 +110,8 @@ export class SqlTable {
    * await table.insert(driver, { name: "Ada" }) // { id: 7, name: "Ada", active: true }
    */
   async insert(driver: SqlDriver, data: Record<string, unknown>): Promise<SqlRow> {
+    const version = this.versionField;
+    if (version !== undefined && data[version] === undefined) data = { ...data, [version]: 1 };
     const sql = new StatementBuilder(driver.dialect);
     const assignments = this.#assignments(data);
     const statement =
@@ -105,32 +141,47 @@ export class SqlTable {
     const where = sql.where(this.#conditions(sql, filters));
     const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${where} ORDER BY ${this.#keyOrder(sql)} ${driver.dialect.limitOffset(1, 0, sql.bind)}`;
     const [row] = await this.#query(driver, statement, sql.params);
-    return row ? this.#decode(row) : null;
+    if (!row) return null;
+    const decoded = this.#decode(row);
+    this.#raw?.set(decoded, row);
+    return decoded;
   }
 
   /**
    * Writes only the given columns of the one row identified by the full primary key (extra
-   * conditions narrow it further) in one statement; returns the row as stored, or null if none matched.
+   * conditions narrow it further) in one statement, incrementing the version column when the model
+   * has one; returns the row as stored, or null if none matched (or, with `ifUnchanged`, the row changed).
    *
    * @example
    * await table.update(driver, [{ field: "id", operator: "EQ", value: 7 }], { name: "Grace" })
+   * await table.update(driver, key, { name: "Grace" }, { ifUnchanged: rowReadBefore }) // null if it changed since
    */
   async update(
     driver: SqlDriver,
     keyFilters: FilterCondition[],
     data: Record<string, unknown>,
+    options: ConditionalWrite = {},
   ): Promise<SqlRow | null> {
     const key = this.#requireKey(keyFilters);
-    const assignments = this.#assignments(data);
-    if (assignments.length === 0) return this.selectOne(driver, keyFilters);
+    const version = this.versionField;
+    const assignments = this.#assignments(data).filter(([name]) => name !== version);
+    const expected = options.ifUnchanged;
     const sql = new StatementBuilder(driver.dialect);
-    const set = assignments.map(([name, value]) => `${sql.id(name)} = ${sql.bind(value)}`).join(", ");
-    const statement = `UPDATE ${this.#from(sql)} SET ${set}${sql.where(this.#conditions(sql, keyFilters))}`;
+    const set = assignments.map(([name, value]) => `${sql.id(name)} = ${sql.bind(value)}`);
+    if (version !== undefined) set.push(`${sql.id(version)} = COALESCE(${sql.id(version)}, 0) + 1`);
+    if (set.length === 0) return this.#selectUnchanged(driver, keyFilters, expected);
+    const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
+    const statement = `UPDATE ${this.#from(sql)} SET ${set.join(", ")}${where}`;
     if (driver.dialect.returning.update) {
       const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
       return row ? this.#decode(row) : null;
     }
-    await this.#execute(driver, statement, sql.params);
+    const result = await this.#execute(driver, statement, sql.params);
+    if (result.changes === 0 && expected) {
+      // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
+      // A version column always changes, so there nothing matched; otherwise the row may still be the one read.
+      return version === undefined ? this.#selectUnchanged(driver, keyFilters, expected) : null;
+    }
     // Re-select by the key as it is now, keeping the narrowing conditions on columns that were not rewritten.
     const written = new Set(assignments.map(([name]) => name));
     const after: FilterCondition[] = [
@@ -145,18 +196,30 @@ export class SqlTable {
   }
 
   /**
-   * Deletes the one row identified by the full primary key and returns it, or null if none matched.
+   * Deletes the one row identified by the full primary key and returns it, or null if none matched
+   * (or, with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
    *
    * @example
    * await table.delete(driver, [{ field: "id", operator: "EQ", value: 7 }])
    */
-  async delete(driver: SqlDriver, keyFilters: FilterCondition[]): Promise<SqlRow | null> {
+  async delete(
+    driver: SqlDriver,
+    keyFilters: FilterCondition[],
+    options: ConditionalWrite = {},
+  ): Promise<SqlRow | null> {
     this.#requireKey(keyFilters);
+    const expected = options.ifUnchanged;
     const sql = new StatementBuilder(driver.dialect);
-    const statement = `DELETE FROM ${this.#from(sql)}${sql.where(this.#conditions(sql, keyFilters))}`;
+    const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
+    const statement = `DELETE FROM ${this.#from(sql)}${where}`;
     if (driver.dialect.returning.delete) {
       const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
       return row ? this.#decode(row) : null;
+    }
+    if (expected) {
+      // The row deleted, if any, was the one read: the statement compared it.
+      const result = await this.#execute(driver, statement, sql.params);
+      return result.changes > 0 ? expected : null;
     }
     const row = await this.selectOne(driver, keyFilters);
     if (!row) return null;
@@ -204,6 +267,41 @@ export class SqlTable {
       this.#query(driver, countStatement, count.params),
     ]);
     return { rows: rows.map((row) => this.#decode(row)), totalCount: Number(totals[0]?.total ?? 0) };
+  }
+
+  /** The row by key, and only while it is unchanged since `expected` was read. */
+  async #selectUnchanged(driver: SqlDriver, keyFilters: FilterCondition[], expected?: SqlRow): Promise<SqlRow | null> {
+    if (!expected) return this.selectOne(driver, keyFilters);
+    const sql = new StatementBuilder(driver.dialect);
+    const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
+    const [row] = await this.#query(
+      driver,
+      `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${where}`,
+      sql.params,
+    );
+    return row ? this.#decode(row) : null;
+  }
+
+  /**
+   * Conditions holding only while the stored row is still `expected`: its version when the table has
+   * one, else every non-key column it holds, compared exactly (NULL as IS NULL) with the values read.
+   */
+  #unchanged(sql: StatementBuilder, expected: SqlRow | undefined): string[] {
+    if (!expected) return [];
+    const read = this.#raw?.get(expected) ?? expected;
+    const version = this.versionField;
+    const columns =
+      version !== undefined && read[version] !== undefined
+        ? [version]
+        : this.columns.filter((name) => !this.primaryKeys.includes(name) && read[name] !== undefined);
+    return columns.map((name) => {
+      const value = read[name];
+      const column = sql.id(name);
+      if (value === null) return `${column} IS NULL`;
+      const encoded = encodeValue(value);
+      const placeholder = sql.bind(encoded);
+      return sql.dialect.sameValue?.(column, placeholder, value, encoded !== value) ?? `${column} = ${placeholder}`;
+    });
   }
 
   #assertColumn(name: string, what: string): void {

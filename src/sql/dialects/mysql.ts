@@ -49,6 +49,15 @@ export const mysqlDialect: Dialect = {
   // Inlined (checked integers): MySQL 8 rejects the DOUBLE-typed LIMIT parameters some clients send in prepared statements.
   limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
   uniqueViolation: mysqlUniqueViolation,
+  // Text compared byte for byte (a `_ci` collation would let 'Ada' -> 'ADA' pass as unchanged); JSON as the
+  // engine normalises it (JSON_EXTRACT '$': MySQL's JSON type, MariaDB's whitespace-free text), then byte for byte.
+  sameValue: (column, placeholder, value, json) => {
+    if (json) {
+      return `CAST(JSON_EXTRACT(${column}, '$') AS BINARY) = CAST(JSON_EXTRACT(${placeholder}, '$') AS BINARY)`;
+    }
+    if (typeof value === "string") return `CAST(${column} AS BINARY) = CAST(${placeholder} AS BINARY)`;
+    return `${column} = ${placeholder}`;
+  },
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND INDEX_NAME = ?

@@ -42,6 +42,13 @@ export const postgresDialect: Dialect = {
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   uniqueViolation: postgresUniqueViolation,
+  // `json` has no equality operator: as jsonb, both sides compare by value. Text read back compares as text,
+  // so a citext column or a nondeterministic collation cannot let a change of case pass as unchanged.
+  sameValue: (column, placeholder, value, json) => {
+    if (json) return `${column}::jsonb = ${placeholder}::jsonb`;
+    if (typeof value === "string") return `${column}::text = ${placeholder}::text`;
+    return `${column} = ${placeholder}`;
+  },
   // Fallback when `detail` is absent (it is withheld from roles that cannot read the columns).
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT a.attname AS column_name

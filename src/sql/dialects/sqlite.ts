@@ -39,4 +39,6 @@ export const sqliteDialect: Dialect = {
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "desc" : "asc"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   uniqueViolation: sqliteUniqueViolation,
+  // BINARY whatever the column's collation (NOCASE would let a change of case pass as unchanged).
+  sameValue: (column, placeholder) => `${column} = ${placeholder} COLLATE BINARY`,
 };

@@ -51,9 +51,14 @@ export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }
 
+  /** With a matched `If-Match`, the write happens only while the row is still the one `getObject` read. */
   async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
-    const row = await this.withTable((table, db) => table.update(db, filters.filters, filters.updatedData), "update");
-    return row ?? this.notFound();
+    const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
+    const row = await this.withTable(
+      (table, db) => table.update(db, filters.filters, filters.updatedData, { ifUnchanged }),
+      "update",
+    );
+    return row ?? this.missingObject();
   }
 }
 
@@ -65,8 +70,10 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /
     return this.withTable((table, db) => table.selectOne(db, filters.filters));
   }
 
+  /** With a matched `If-Match`, deletes only while the row is still the one `getObject` read. */
   async delete(_oldObj: unknown, filters: Filters): Promise<SqlRow | null> {
-    return this.withTable((table, db) => table.delete(db, filters.filters), "delete");
+    const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
+    return this.withTable((table, db) => table.delete(db, filters.filters, { ifUnchanged }), "delete");
   }
 }
 

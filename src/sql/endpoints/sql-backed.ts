@@ -104,7 +104,7 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     override prepareRoute(): void {
       super.prepareRoute();
       const { model, columns } = this.meta;
-      this.sqlTable = new SqlTable(model, { fields: columns });
+      this.sqlTable = new SqlTable(model, { fields: columns, keepReadValues: this.conditional });
     }
 
     /**
