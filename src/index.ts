@@ -161,6 +161,7 @@ export {
   pgliteDriver,
   type SafeFilters,
   type SqlDriver,
+  type SqlStatement,
   SqlTable,
   UniqueViolationError,
   validateColumnName,
