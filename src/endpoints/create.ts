@@ -1,12 +1,14 @@
+import { z } from "zod";
 import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields } from "./schema-helpers";
+import { omitFields, oneOrMany } from "./schema-helpers";
 
 /**
  * POST a new object: `before(data) → create(data) → after(data)`, answered 201 `{ success, result }`.
  * Path parameters of a nested collection (e.g. `/projects/:projectId/tasks`) are added to the data.
+ * With `bulk = true` the body may also be an array of objects, created all or none.
  *
  * @example
  * class CreateTask extends CreateEndpoint {
@@ -17,9 +19,37 @@ import { omitFields } from "./schema-helpers";
 export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = false;
 
+  /**
+   * Also accept an array of objects (`[{…}, {…}]`): every item is validated first (errors name its
+   * index, `["body", 3, "email"]`), each passes `before`, `createMany` stores them all or none, each
+   * passes `after`, and the answer is 201 with the array. A single object is created as before.
+   *
+   * @example
+   * class CreateTasks extends SqlCreateEndpoint { _meta = taskMeta; bulk = true; maxBulkItems = 500; }
+   */
+  bulk = false;
+  /** Most objects one bulk request may create; an array longer than this is refused with a 400. */
+  maxBulkItems = 100;
+
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    const body = contentJson(omitFields(meta.fields, this.pathKeys));
-    return this.describeEndpoint({ status: "201", description: "Created", request: { body } });
+    const item = omitFields(meta.fields, this.pathKeys);
+    if (!this.bulk) {
+      return this.describeEndpoint({ status: "201", description: "Created", request: { body: contentJson(item) } });
+    }
+    const max = this.maxBulkItems;
+    if (!Number.isSafeInteger(max) || max < 1) throw new Error(`maxBulkItems must be a positive integer, not ${max}`);
+    const many = z
+      .array(item)
+      .min(1, "Send at least one object to create")
+      .max(max, `At most ${max} objects can be created in one request`)
+      .describe(`Up to ${max} objects, created all or none`);
+    const stored = meta.model.serializerSchema;
+    return this.describeEndpoint({
+      status: "201",
+      description: "Created: the object, or the objects in the order sent",
+      request: { body: contentJson(oneOrMany(item, many)) },
+      result: z.xor([stored, z.array(stored)]),
+    });
   }
 
   /** The object to create: the validated body plus the nested collection's path keys. */
@@ -28,6 +58,18 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     const data: Record<string, unknown> = { ...body };
     for (const { field, value } of await this.pathFilters()) data[field] = value;
     return data;
+  }
+
+  /** With `bulk` on and an array sent, the objects to create (each with the path keys), in order; else null. */
+  async getObjects(): Promise<Record<string, any>[] | null> {
+    const { body } = (await this.getValidatedData()) as { body: unknown };
+    if (!this.bulk || !Array.isArray(body)) return null;
+    const keys = await this.pathFilters();
+    return body.map((item: Record<string, unknown>) => {
+      const data: Record<string, unknown> = { ...item };
+      for (const { field, value } of keys) data[field] = value;
+      return data;
+    });
   }
 
   async before(data: any): Promise<any> {
@@ -39,13 +81,37 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return data;
   }
 
+  /**
+   * Stores the objects of a bulk request and returns them as stored, in order. By default it calls
+   * `create` for each in turn, which is all or none only if `create` makes it so; SqlCreateEndpoint
+   * writes them in one transaction (D1: one batch).
+   */
+  async createMany(items: any[]): Promise<object[]> {
+    const created: object[] = [];
+    for (const item of items) created.push(await this.create(item));
+    return created;
+  }
+
   async after(data: any): Promise<any> {
     return data;
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
+    const objects = this.bulk ? await this.getObjects() : null;
+    if (objects) return this.handleMany(objects);
     let data = await this.before(await this.getObject());
     data = await this.after(await this.create(data));
     return this.success(this.serialize(data, { filters: [] }), 201);
+  }
+
+  /** A bulk request: `before` for each object, `createMany` once, `after` for each; 201 with the array. */
+  async handleMany(objects: Record<string, any>[]): Promise<Response> {
+    const prepared: unknown[] = [];
+    for (const object of objects) prepared.push(await this.before(object));
+    const result: object[] = [];
+    for (const created of await this.createMany(prepared)) {
+      result.push(this.serialize(await this.after(created), { filters: [] }));
+    }
+    return this.success(result, 201);
   }
 }
