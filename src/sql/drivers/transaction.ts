@@ -51,11 +51,11 @@ export async function runTransaction<T>(
   };
   const tx: SqlDriver = {
     dialect: connection.dialect,
-    query(sql, params) {
+    async query<R>(sql: string, params: unknown[]) {
       assertOpen();
-      return connection.query(sql, params);
+      return connection.query<R>(sql, params);
     },
-    execute(sql, params) {
+    async execute(sql, params) {
       assertOpen();
       return connection.execute(sql, params);
     },
