@@ -1,3 +1,4 @@
+import OpenAPIResponseValidator from "openapi-response-validator";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -358,6 +359,32 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
           const info =
             doc.paths["/people"].get.responses["200"].content["application/json"].schema.properties.result_info;
           expect(info.required).toEqual(["count", "page", "per_page", "total_count"]);
+
+          // Every answer checked by an independent validator against the operation's documented responses.
+          const answers: Array<[string, Response]> = [
+            ["post", await post("/people", [{ email: "d1@x", name: "D" }])],
+            ["post", await post("/people", { email: "d2@x", name: "D" })],
+            [
+              "post",
+              await post("/people", [
+                { email: "d3@x", name: "D" },
+                { email: "d1@x", name: "D" },
+              ]),
+            ],
+            ["post", await post("/people", [{ email: "", name: "" }])],
+            ["post", await post("/people", [])],
+            ["get", await app.request("/people?note__isnull=true&score__in=0")],
+            ["get", await app.request("/people?note__isnull=nope")],
+          ];
+          expect(answers.map(([, response]) => response.status)).toEqual([201, 201, 409, 400, 400, 200, 400]);
+          for (const [method, response] of answers) {
+            const validator = new OpenAPIResponseValidator({
+              responses: doc.paths["/people"][method].responses,
+              components: doc.components,
+            });
+            const result = validator.validateResponse(response.status, await response.json());
+            expect(result?.errors ?? [], `${method} ${response.status}`).toEqual([]);
+          }
         });
       });
     }
