@@ -154,6 +154,9 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   /**
    * Whether every answer's `result_info` carries `total_count`, so the document lists it as required;
    * false here, since `list()` may not count. Endpoints that always count (SqlListEndpoint) say true.
+   *
+   * @example
+   * class ListTags extends ListEndpoint { override alwaysCountsTotal() { return true; } }
    */
   alwaysCountsTotal(): boolean {
     return false;

@@ -32,8 +32,10 @@ export interface SqlDriver {
   /**
    * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
    * when it throws (the error is rethrown). Statements go through `tx`; other users of this driver
-   * never see them half done, nor slip their own statements into the transaction. Drivers over a
-   * client that can hold a connection have it (better-sqlite3, PGlite, pg, mysql2).
+   * never see them half done, nor slip their own statements into the transaction. Inside `work`,
+   * send nothing to the driver itself: on a single connection that statement waits for the
+   * transaction to end, which waits for it. Drivers over a client that can hold a connection have
+   * it (better-sqlite3, PGlite, pg, mysql2).
    *
    * @example
    * await driver.transaction!(async (tx) => {
