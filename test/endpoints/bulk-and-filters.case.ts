@@ -115,6 +115,26 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
         expect(await stored()).toEqual([]);
       });
 
+      it("runs concurrent calls side by side or one after another, each whole", async () => {
+        const batches = [1, 2, 3].map((n) =>
+          people.insertMany(
+            driver,
+            [1, 2, 3].map((i) => ({ email: `b${n}-${i}@x`, name: `B${n}` })),
+          ),
+        );
+        const singles = [1, 2].map((n) => people.insert(driver, { email: `s${n}@x`, name: "S" }));
+        const failing = people.insertMany(driver, [
+          { email: "f1@x", name: "F" },
+          { email: "f1@x", name: "F" },
+        ]);
+        await expect(failing).rejects.toBeInstanceOf(UniqueViolationError);
+        const written = [...(await Promise.all(batches)).flat(), ...(await Promise.all(singles))];
+        expect(written).toHaveLength(11);
+        const rows = await stored();
+        expect(rows.map((row) => row.email).sort()).toEqual(written.map((row) => row.email).sort());
+        expect(new Set(rows.map((row) => row.id)).size).toBe(11);
+      });
+
       it("refuses, writing nothing, on a driver with neither transaction() nor batch()", async () => {
         const plain: SqlDriver = { dialect: driver.dialect, query: driver.query, execute: driver.execute };
         const error = await people.insertMany(plain, [{ email: "a@x", name: "A" }]).catch((caught: unknown) => caught);

@@ -62,16 +62,8 @@ export function betterSqlite3Driver(db: BetterSqlite3Database): SqlDriver {
     prepare(statement === "BEGIN" ? "BEGIN IMMEDIATE" : statement).run();
   return {
     dialect: sqliteDialect,
-    async query<T>(sql: string, params: unknown[]) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return query<T>(sql, params);
-    },
-    async execute(sql, params) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return execute(sql, params);
-    },
+    query: <T>(sql: string, params: unknown[]) => lock.whenFree(async () => query<T>(sql, params)),
+    execute: (sql, params) => lock.whenFree(async () => execute(sql, params)),
     transaction(work) {
       return lock.hold(() => runTransaction(connection, control, work));
     },

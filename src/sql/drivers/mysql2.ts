@@ -84,16 +84,8 @@ export function mysql2Driver(client: Mysql2Queryable, options: Mysql2DriverOptio
   const lock = new ConnectionLock();
   return {
     dialect,
-    async query<T>(sql: string, params: unknown[]) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return shared.query<T>(sql, params);
-    },
-    async execute(sql, params) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return shared.execute(sql, params);
-    },
+    query: <T>(sql: string, params: unknown[]) => lock.whenFree(() => shared.query<T>(sql, params)),
+    execute: (sql, params) => lock.whenFree(() => shared.execute(sql, params)),
     transaction(work) {
       return lock.hold(() => runTransaction(shared, control(client), work));
     },

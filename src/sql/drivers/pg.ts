@@ -73,16 +73,8 @@ export function pgDriver(client: PgQueryable): SqlDriver {
   const lock = new ConnectionLock();
   return {
     dialect: postgresDialect,
-    async query<T>(sql: string, params: unknown[]) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return shared.query<T>(sql, params);
-    },
-    async execute(sql, params) {
-      const waiting = lock.free();
-      if (waiting) await waiting;
-      return shared.execute(sql, params);
-    },
+    query: <T>(sql: string, params: unknown[]) => lock.whenFree(() => shared.query<T>(sql, params)),
+    execute: (sql, params) => lock.whenFree(() => shared.execute(sql, params)),
     transaction(work) {
       return lock.hold(() => runTransaction(shared, (statement) => client.query(statement), work));
     },

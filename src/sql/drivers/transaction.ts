@@ -10,9 +10,12 @@ export type TransactionControl = (statement: "BEGIN" | "COMMIT" | "ROLLBACK") =>
 export class ConnectionLock {
   #held: Promise<void> | null = null;
 
-  /** A promise to await before a statement from outside, or undefined (no wait) when no transaction runs. */
-  free(): Promise<void> | undefined {
-    return this.#held ? this.#waitFree() : undefined;
+  /**
+   * Sends a statement from outside any transaction: at once when none holds the connection, else
+   * as soon as the holder is done, in the same turn as that check so no transaction begins between.
+   */
+  whenFree<T>(send: () => Promise<T>): Promise<T> {
+    return this.#held ? this.#afterHeld(send) : send();
   }
 
   /** Runs `work` holding the connection alone; later holders queue behind it. */
@@ -30,8 +33,9 @@ export class ConnectionLock {
     }
   }
 
-  async #waitFree(): Promise<void> {
+  async #afterHeld<T>(send: () => Promise<T>): Promise<T> {
     while (this.#held) await this.#held;
+    return send();
   }
 }
 
