@@ -163,6 +163,7 @@ export {
   pgliteDriver,
   type SafeFilters,
   type SqlDriver,
+  type SqlStatement,
   SqlTable,
   UniqueViolationError,
   validateColumnName,

@@ -1,13 +1,15 @@
+import { z } from "zod";
 import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields, writableKeys } from "./schema-helpers";
+import { omitFields, oneOrMany, writableKeys } from "./schema-helpers";
 
 /**
  * POST a new object: `before(data) → create(data) → after(data)`, answered 201 `{ success, result }`.
  * Path parameters of a nested collection (e.g. `/projects/:projectId/tasks`) are added to the data.
  * With `conditionalRequests`, the answer carries the new object's `ETag`.
+ * With `bulk = true` the body may also be an array of objects, created all or none.
  *
  * @example
  * class CreateTask extends CreateEndpoint {
@@ -18,13 +20,44 @@ import { omitFields, writableKeys } from "./schema-helpers";
 export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = false;
 
+  /**
+   * Also accept an array of objects (`[{…}, {…}]`): every item is validated first (errors name its
+   * index, `["body", 3, "email"]`), each passes `before`, `createMany` stores them all or none, each
+   * passes `after`, and the answer is 201 with the array. A single object is created as before.
+   *
+   * @example
+   * class CreateTasks extends SqlCreateEndpoint { _meta = taskMeta; bulk = true; maxBulkItems = 500; }
+   */
+  bulk = false;
+  /** Most objects one bulk request may create; an array longer than this is refused with a 400. */
+  maxBulkItems = 100;
+
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
-    const body = contentJson(omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField)));
+    const item = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
+    // A bulk answer is an array with no ETag of its own; the single-object answer keeps its tag.
+    const conditional = { kind: "create", etag: true } as const;
+    if (!this.bulk) {
+      return this.describeEndpoint({
+        status: "201",
+        description: "Created",
+        request: { body: contentJson(item) },
+        conditional,
+      });
+    }
+    const max = this.maxBulkItems;
+    if (!Number.isSafeInteger(max) || max < 1) throw new Error(`maxBulkItems must be a positive integer, not ${max}`);
+    const many = z
+      .array(item)
+      .min(1, "Send at least one object to create")
+      .max(max, `At most ${max} objects can be created in one request`)
+      .describe(`Up to ${max} objects, created all or none`);
+    const stored = meta.model.serializerSchema;
     return this.describeEndpoint({
       status: "201",
-      description: "Created",
-      request: { body },
-      conditional: { kind: "create", etag: true },
+      description: "Created: the object, or the objects in the order sent",
+      request: { body: contentJson(oneOrMany(item, many)) },
+      result: z.xor([stored, z.array(stored)]),
+      conditional,
     });
   }
 
@@ -36,6 +69,18 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return data;
   }
 
+  /** With `bulk` on and an array sent, the objects to create (each with the path keys), in order; else null. */
+  async getObjects(): Promise<Record<string, any>[] | null> {
+    const { body } = (await this.getValidatedData()) as { body: unknown };
+    if (!this.bulk || !Array.isArray(body)) return null;
+    const keys = await this.pathFilters();
+    return body.map((item: Record<string, unknown>) => {
+      const data: Record<string, unknown> = { ...item };
+      for (const { field, value } of keys) data[field] = value;
+      return data;
+    });
+  }
+
   async before(data: any): Promise<any> {
     return data;
   }
@@ -45,14 +90,38 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return data;
   }
 
+  /**
+   * Stores the objects of a bulk request and returns them as stored, in order. By default it calls
+   * `create` for each in turn, which is all or none only if `create` makes it so; SqlCreateEndpoint
+   * writes them in one transaction (D1: one batch).
+   */
+  async createMany(items: any[]): Promise<object[]> {
+    const created: object[] = [];
+    for (const item of items) created.push(await this.create(item));
+    return created;
+  }
+
   async after(data: any): Promise<any> {
     return data;
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
+    const objects = this.bulk ? await this.getObjects() : null;
+    if (objects) return this.handleMany(objects);
     const stored = await this.create(await this.before(await this.getObject()));
     const tag = this.conditional ? await this.currentTag(stored) : undefined;
     const data = await this.after(stored);
     return withETag(this.success(this.serialize(data, { filters: [] }), 201), tag);
+  }
+
+  /** A bulk request: `before` for each object, `createMany` once, `after` for each; 201 with the array. */
+  async handleMany(objects: Record<string, any>[]): Promise<Response> {
+    const prepared: unknown[] = [];
+    for (const object of objects) prepared.push(await this.before(object));
+    const result: object[] = [];
+    for (const created of await this.createMany(prepared)) {
+      result.push(this.serialize(await this.after(created), { filters: [] }));
+    }
+    return this.success(result, 201);
   }
 }

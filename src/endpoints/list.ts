@@ -6,7 +6,7 @@ import { bareField } from "./schema-helpers";
 import type { FilterCondition, FilterOperator, ListFilters, ListOptions, ListResult, OrderByDirection } from "./types";
 
 /** Opt-in comparison operators a list filter can offer, as `field__gt=…` query parameters. */
-export type FilterOperatorName = "gt" | "gte" | "lt" | "lte" | "in" | "ne";
+export type FilterOperatorName = "gt" | "gte" | "lt" | "lte" | "in" | "ne" | "isnull";
 
 const OPERATORS: Record<FilterOperatorName, FilterOperator> = {
   gt: "GT",
@@ -15,6 +15,7 @@ const OPERATORS: Record<FilterOperatorName, FilterOperator> = {
   lte: "LTE",
   in: "IN",
   ne: "NE",
+  isnull: "ISNULL",
 };
 
 /** Which model field and comparison one query parameter stands for. */
@@ -109,8 +110,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
         .describe(`Objects per page, at most ${Math.min(perPageLimit, this.maxPerPage)}`),
     );
     for (const { key, field, operator } of this.filterParameters) {
-      const member = bareField(meta.columns.shape[field]!);
-      add(key, (operator === "IN" ? z.array(member) : member).optional().describe(filterDescription(field, operator)));
+      add(key, filterSchema(meta.columns.shape[field]!, operator).describe(filterDescription(field, operator)));
     }
     if (this.searchFields.length > 0) {
       checkFields(meta, this.searchFields, "searchFields");
@@ -145,10 +145,21 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
           count: z.number().int(),
           page: z.number().int(),
           per_page: z.number().int(),
-          total_count: z.number().int().optional(),
+          total_count: this.alwaysCountsTotal() ? z.number().int() : z.number().int().optional(),
         }),
       },
     });
+  }
+
+  /**
+   * Whether every answer's `result_info` carries `total_count`, so the document lists it as required;
+   * false here, since `list()` may not count. Endpoints that always count (SqlListEndpoint) say true.
+   *
+   * @example
+   * class ListTags extends ListEndpoint { override alwaysCountsTotal() { return true; } }
+   */
+  alwaysCountsTotal(): boolean {
+    return false;
   }
 
   /**
@@ -222,16 +233,33 @@ function checkFields(meta: ResolvedMeta, names: string[], option: string): void 
   }
 }
 
+/**
+ * What one filter parameter accepts, in the field's own type and format (an integer field's `__gte`
+ * is an integer, a date field's a date): the field itself, an exploded array of it for `__in`, a
+ * boolean for `__isnull`. Query strings are coerced to these types before validation.
+ */
+function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
+  if (operator === "ISNULL") return z.boolean().optional();
+  const member = bareField(field);
+  if (operator !== "IN") return member.optional();
+  // Repeated parameters (`?id__in=1&id__in=2`), as OpenAPI's default for the query says; stated for readers and tools.
+  return z
+    .array(member)
+    .optional()
+    .meta({ param: { style: "form", explode: true } });
+}
+
 function filterDescription(field: string, operator: FilterOperator): string {
   const words: Record<FilterOperator, string> = {
-    EQ: "equal to",
-    NE: "not equal to",
-    GT: "greater than",
-    GTE: "at least",
-    LT: "less than",
-    LTE: "at most",
-    IN: "one of (repeat the parameter)",
-    LIKE: "like",
+    EQ: "is equal to this value",
+    NE: "is not equal to this value",
+    GT: "is greater than this value",
+    GTE: "is at least this value",
+    LT: "is less than this value",
+    LTE: "is at most this value",
+    IN: "is one of these values (repeat the parameter for each)",
+    LIKE: "is like this value",
+    ISNULL: "is null (true) or is not null (false)",
   };
-  return `Only objects whose ${field} is ${words[operator]} this value`;
+  return `Only objects whose ${field} ${words[operator]}`;
 }

@@ -1,7 +1,10 @@
 import type { z } from "zod";
 
-/** Comparison a filter condition applies. `LIKE` carries the list search term. */
-export type FilterOperator = "EQ" | "NE" | "GT" | "GTE" | "LT" | "LTE" | "IN" | "LIKE";
+/**
+ * Comparison a filter condition applies. `LIKE` carries the list search term; `ISNULL` carries a
+ * boolean (true: the field is null, false: it is not).
+ */
+export type FilterOperator = "EQ" | "NE" | "GT" | "GTE" | "LT" | "LTE" | "IN" | "LIKE" | "ISNULL";
 
 /** One active filter: the field, how it compares, and the (validated, typed) value. */
 export interface FilterCondition {

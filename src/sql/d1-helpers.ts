@@ -17,7 +17,7 @@ import { StatementBuilder, whereClause } from "./statement";
 const MAX_IDENTIFIER_LENGTH = 128;
 
 /** Operators the helpers turn into conditions; LIKE needs the search columns, so it is the list endpoint's. */
-const HELPER_OPERATORS = new Set(["EQ", "NE", "GT", "GTE", "LT", "LTE", "IN"]);
+const HELPER_OPERATORS = new Set(["EQ", "NE", "GT", "GTE", "LT", "LTE", "IN", "ISNULL"]);
 
 /** SQLite written as chanfana's helpers write it: bare identifiers (already validated) and `?N` placeholders. */
 function d1Text(): Dialect {
@@ -113,8 +113,8 @@ export function validateOrderByColumn(
 
 /**
  * One condition per filter, each column checked against `validColumns`, values bound as `?N` from
- * `startParamIndex`. EQ as chanfana; NE GT GTE LT LTE IN as specroute's list filters; a null EQ/NE value
- * is `IS NULL` / `IS NOT NULL`. Other operators throw ApiException.
+ * `startParamIndex`. EQ as chanfana; NE GT GTE LT LTE IN ISNULL as specroute's list filters; a null EQ/NE
+ * value is `IS NULL` / `IS NOT NULL`, as is ISNULL true / false. Other operators throw ApiException.
  *
  * @example
  * buildSafeFilters([{ field: "status", operator: "EQ", value: "active" }], ["id", "status"])
@@ -154,7 +154,8 @@ export function buildPrimaryKeyFilters(
   validColumns: string[],
   startParamIndex = 1,
 ): SafeFilters {
-  const onKeys = filters.filters.filter((filter) => primaryKeys.includes(filter.field));
+  // An ISNULL test on a key narrows nothing (keys are never null), so it does not count as scoping.
+  const onKeys = filters.filters.filter((filter) => primaryKeys.includes(filter.field) && filter.operator !== "ISNULL");
   if (onKeys.length === 0) {
     throw new ApiException("No primary key filters provided — refusing to execute unscoped query");
   }

@@ -8,6 +8,12 @@ export interface ExecuteResult {
   lastInsertId?: number | bigint | string;
 }
 
+/** One statement with its bound parameters, as `batch` takes it. */
+export interface SqlStatement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
  * The one thing the SQL layer needs from a database client: run a statement with bound
  * parameters. Drivers wrap a client the application created and converts JS values the
@@ -23,6 +29,32 @@ export interface SqlDriver {
   query<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]>;
   /** Runs a statement for its effect. */
   execute(sql: string, params: unknown[]): Promise<ExecuteResult>;
+  /**
+   * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
+   * when it throws (the error is rethrown). Statements go through `tx`; other users of this driver
+   * never see them half done, nor slip their own statements into the transaction. Inside `work`,
+   * send nothing to the driver itself: on a single connection that statement waits for the
+   * transaction to end, which waits for it. Drivers over a client that can hold a connection have
+   * it (better-sqlite3, PGlite, pg, mysql2).
+   *
+   * @example
+   * await driver.transaction!(async (tx) => {
+   *   await tx.execute("UPDATE accounts SET balance = balance - 10 WHERE id = ?", [1]);
+   *   await tx.execute("UPDATE accounts SET balance = balance + 10 WHERE id = ?", [2]);
+   * });
+   */
+  transaction?<T>(work: (tx: SqlDriver) => Promise<T>): Promise<T>;
+  /**
+   * Runs statements in order as one atomic unit (all or none) and returns each one's rows, for
+   * engines that cannot hold a transaction open across calls (D1).
+   *
+   * @example
+   * const [[a], [b]] = await driver.batch!([
+   *   { sql: "INSERT INTO tags (name) VALUES (?1) RETURNING id", params: ["a"] },
+   *   { sql: "INSERT INTO tags (name) VALUES (?1) RETURNING id", params: ["b"] },
+   * ]);
+   */
+  batch?(statements: SqlStatement[]): Promise<Record<string, unknown>[][]>;
   /** Closes the underlying client, when it can be closed. */
   close?(): Promise<void>;
 }

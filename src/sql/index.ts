@@ -20,7 +20,7 @@ export { containsPattern, LIKE_ESCAPE } from "./dialect";
 export { mariadbDialect, mysqlDialect, mysqlUniqueViolation } from "./dialects/mysql";
 export { postgresDialect, postgresUniqueViolation } from "./dialects/postgres";
 export { sqliteDialect, sqliteUniqueViolation } from "./dialects/sqlite";
-export type { ExecuteResult, SqlDriver } from "./driver";
+export type { ExecuteResult, SqlDriver, SqlStatement } from "./driver";
 export type { BetterSqlite3Database } from "./drivers/better-sqlite3";
 export { betterSqlite3Driver } from "./drivers/better-sqlite3";
 export type { D1DatabaseLike, D1PreparedStatementLike } from "./drivers/d1";

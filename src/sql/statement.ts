@@ -58,6 +58,9 @@ export class StatementBuilder {
         if (values.length === 0) return "1 = 0";
         return `${column} IN (${values.map((item) => this.bind(encode(item))).join(", ")})`;
       }
+      case "ISNULL":
+        if (typeof value !== "boolean") throw new InvalidValueError(`${condition.field}__isnull takes true or false`);
+        return value ? `${column} IS NULL` : `${column} IS NOT NULL`;
       case "LIKE":
         return this.search({ columns: [condition.field], term: String(value) });
       default:

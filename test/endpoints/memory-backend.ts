@@ -50,6 +50,8 @@ function matches(row: Row, condition: FilterCondition, searchFields: string[]): 
       return (value as any) <= wanted;
     case "IN":
       return (wanted as unknown[]).includes(value);
+    case "ISNULL":
+      return (value === null || value === undefined) === wanted;
     case "LIKE":
       return searchFields.some((field) =>
         String(row[field] ?? "")

@@ -126,6 +126,25 @@ describe("conditions", () => {
     });
   });
 
+  it("builds ISNULL as IS NULL / IS NOT NULL, binding nothing, and refuses a value that is not a boolean", () => {
+    const built = buildSafeFilters(
+      [
+        { field: "note", operator: "ISNULL", value: true },
+        { field: "price", operator: "ISNULL", value: false },
+        { field: "id", operator: "EQ", value: 3 },
+      ],
+      ["id", "price", "note"],
+    );
+    expect(built).toEqual({ conditions: ["note IS NULL", "price IS NOT NULL", "id = ?1"], conditionsParams: [3] });
+    const error = thrown(() => buildSafeFilters([{ field: "note", operator: "ISNULL", value: "yes" }], ["note"]));
+    expect(error).toBeInstanceOf(InputValidationException);
+  });
+
+  it("does not count an ISNULL test on a key as scoping a statement", () => {
+    const filters = { filters: [{ field: "id", operator: "ISNULL", value: false }] };
+    expect(() => buildPrimaryKeyFilters(filters, ["id"], ["id"])).toThrow("No primary key filters provided");
+  });
+
   it("refuses unknown columns, injected columns and unsupported operators as ApiException", () => {
     expect(() => buildSafeFilters([{ field: "secret", operator: "EQ", value: 1 }], ["id"])).toThrow(ApiException);
     for (const payload of INJECTION_PAYLOADS) {

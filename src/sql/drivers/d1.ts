@@ -12,6 +12,8 @@ export interface D1PreparedStatementLike {
 /** The part of a Cloudflare D1 binding (`env.DB`) this driver uses. */
 export interface D1DatabaseLike {
   prepare(sql: string): D1PreparedStatementLike;
+  /** Runs prepared statements as one implicit transaction: all or none. */
+  batch?<T = Record<string, unknown>>(statements: D1PreparedStatementLike[]): Promise<Array<{ results?: T[] }>>;
 }
 
 // D1 binds null, numbers, strings and ArrayBuffers; a bigint outside the double range is sent as text.
@@ -22,7 +24,8 @@ function toD1Value(value: unknown): unknown {
 
 /**
  * Driver over a Cloudflare D1 binding; create it per request from `env`. D1 caps a statement at
- * 100 bound parameters, which bounds the length of an `IN` list.
+ * 100 bound parameters, which bounds the length of an `IN` list. D1 cannot hold a transaction open
+ * across calls, so the driver has no `transaction()`; `batch()` is D1's own batch (all or none).
  *
  * @example
  * const driver = d1Driver(env.DB)
@@ -33,7 +36,7 @@ export function d1Driver(db: D1DatabaseLike): SqlDriver {
     const statement = db.prepare(sql);
     return params.length > 0 ? statement.bind(...params.map(toD1Value)) : statement;
   };
-  return {
+  const driver: SqlDriver = {
     dialect: sqliteDialect,
     async query<T>(sql: string, params: unknown[]) {
       const result = await prepare(sql, params).all<T>();
@@ -44,4 +47,12 @@ export function d1Driver(db: D1DatabaseLike): SqlDriver {
       return { changes: result.meta?.changes ?? 0, lastInsertId: result.meta?.last_row_id };
     },
   };
+  if (typeof db.batch === "function") {
+    const batch = db.batch.bind(db);
+    driver.batch = async (statements) => {
+      const results = await batch(statements.map((statement) => prepare(statement.sql, statement.params)));
+      return results.map((result) => result.results ?? []);
+    };
+  }
+  return driver;
 }

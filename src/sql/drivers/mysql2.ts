@@ -1,12 +1,17 @@
 import type { Dialect } from "../dialect";
 import { mysqlDialect } from "../dialects/mysql";
 import type { SqlDriver } from "../driver";
+import { ConnectionLock, runTransaction } from "./transaction";
 import { bigintAsText } from "./values";
 
 /** The part of a mysql2/promise `Pool`, `PoolConnection` or `Connection` this driver uses. */
 export interface Mysql2Queryable {
   // `any`: mysql2 answers rows for SELECT/RETURNING and a ResultSetHeader for other statements.
   execute(sql: string, values?: any): Promise<[any, any]>;
+  /** Text-protocol statements; transactions are begun and ended with it. */
+  query?(sql: string): Promise<unknown>;
+  /** A Pool's: checks out one connection, for a transaction. */
+  getConnection?(): Promise<Mysql2Queryable & { release(): void; destroy?(): void }>;
   end?(): Promise<void>;
 }
 
@@ -15,16 +20,9 @@ export interface Mysql2DriverOptions {
   dialect?: Dialect;
 }
 
-/**
- * Driver over a mysql2/promise pool or connection, using server-side prepared statements (`execute`).
- *
- * @example
- * import mysql from "mysql2/promise"
- * const driver = mysql2Driver(mysql.createPool(process.env.MYSQL_URL!), { dialect: mariadbDialect })
- */
-export function mysql2Driver(client: Mysql2Queryable, options: Mysql2DriverOptions = {}): SqlDriver {
+function statements(client: Mysql2Queryable, dialect: Dialect): SqlDriver {
   return {
-    dialect: options.dialect ?? mysqlDialect,
+    dialect,
     async query<T>(sql: string, params: unknown[]) {
       const [result] = await client.execute(sql, params.map(bigintAsText));
       return Array.isArray(result) ? (result as T[]) : [];
@@ -34,8 +32,63 @@ export function mysql2Driver(client: Mysql2Queryable, options: Mysql2DriverOptio
       // insertId is 0 when the table has no AUTO_INCREMENT column.
       return { changes: Number(result?.affectedRows ?? 0), lastInsertId: result?.insertId || undefined };
     },
-    async close() {
-      await client.end?.();
+  };
+}
+
+/** BEGIN/COMMIT/ROLLBACK over the text protocol, which every server accepts them on. */
+function control(client: Mysql2Queryable) {
+  return (statement: "BEGIN" | "COMMIT" | "ROLLBACK") => {
+    const sql = statement === "BEGIN" ? "START TRANSACTION" : statement;
+    return client.query ? client.query(sql) : client.execute(sql);
+  };
+}
+
+/**
+ * Driver over a mysql2/promise pool or connection, using server-side prepared statements (`execute`).
+ * `transaction()` checks one connection out of a Pool (each insert's LAST_INSERT_ID is that
+ * connection's); over a single Connection it holds it, other statements waiting for it.
+ *
+ * @example
+ * import mysql from "mysql2/promise"
+ * const driver = mysql2Driver(mysql.createPool(process.env.MYSQL_URL!), { dialect: mariadbDialect })
+ */
+export function mysql2Driver(client: Mysql2Queryable, options: Mysql2DriverOptions = {}): SqlDriver {
+  const dialect = options.dialect ?? mysqlDialect;
+  const shared = statements(client, dialect);
+  const close = async () => {
+    await client.end?.();
+  };
+  if (typeof client.getConnection === "function") {
+    return {
+      ...shared,
+      async transaction(work) {
+        const connection = await client.getConnection!();
+        const send = control(connection);
+        // A connection whose ROLLBACK failed may still be inside the transaction: it is closed, not pooled.
+        let broken = false;
+        const guarded = (statement: "BEGIN" | "COMMIT" | "ROLLBACK") =>
+          send(statement).catch((error: unknown) => {
+            if (statement === "ROLLBACK") broken = true;
+            throw error;
+          });
+        try {
+          return await runTransaction(statements(connection, dialect), guarded, work);
+        } finally {
+          if (broken && connection.destroy) connection.destroy();
+          else connection.release();
+        }
+      },
+      close,
+    };
+  }
+  const lock = new ConnectionLock();
+  return {
+    dialect,
+    query: <T>(sql: string, params: unknown[]) => lock.whenFree(() => shared.query<T>(sql, params)),
+    execute: (sql, params) => lock.whenFree(() => shared.execute(sql, params)),
+    transaction(work) {
+      return lock.hold(() => runTransaction(shared, control(client), work));
     },
+    close,
   };
 }

@@ -28,6 +28,11 @@ export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /
   async create(data: Record<string, unknown>): Promise<SqlRow> {
     return this.withTable((table, db) => table.insert(db, data), "create");
   }
+
+  /** Inserts every object of a bulk request in one transaction (D1: one batch): all or none. */
+  override async createMany(items: Record<string, unknown>[]): Promise<SqlRow[]> {
+    return this.withTable((table, db) => table.insertMany(db, items), "createMany");
+  }
 }
 
 /** Read over SQL: selects the row identified by the path keys. */
@@ -81,6 +86,11 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /
 export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
   ListEndpoint,
 )<HandleArgs> {
+  /** Every page is counted, so the document lists `total_count` as always present. */
+  override alwaysCountsTotal(): boolean {
+    return true;
+  }
+
   async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
     // Options are keyed by the parameter names in force (chanfana's keys), so custom names work here too.
     const { options } = filters;

@@ -62,17 +62,30 @@ function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> 
 
 /** `driver`, with each statement sent to `logger.debug` first (as chanfana's D1 endpoints log their SQL). */
 function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDriver {
-  return {
+  const log = (sql: string, params: unknown[]) => logger.debug?.(`[${label}] SQL: ${sql}`, params);
+  const logged: SqlDriver = {
     dialect: driver.dialect,
     query(sql, params) {
-      logger.debug?.(`[${label}] SQL: ${sql}`, params);
+      log(sql, params);
       return driver.query(sql, params);
     },
     execute(sql, params) {
-      logger.debug?.(`[${label}] SQL: ${sql}`, params);
+      log(sql, params);
       return driver.execute(sql, params);
     },
   };
+  if (driver.transaction) {
+    const transaction = driver.transaction.bind(driver);
+    logged.transaction = (work) => transaction((tx) => work(loggingDriver(tx, logger, label)));
+  }
+  if (driver.batch) {
+    const batch = driver.batch.bind(driver);
+    logged.batch = (statements) => {
+      for (const statement of statements) log(statement.sql, statement.params);
+      return batch(statements);
+    };
+  }
+  return logged;
 }
 
 /**
@@ -160,6 +173,7 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
 /** The success log lines of chanfana's D1 endpoints, by write. */
 const WRITE_LOG: Record<string, string> = {
   create: "created record in",
+  createMany: "created records in",
   update: "updated record in",
   delete: "deleted record from",
 };
