@@ -34,10 +34,15 @@ export interface Dialect {
   placeholder(position: number): string;
   /** Case-insensitive LIKE test of `column` against a bound pattern escaped with {@link LIKE_ESCAPE}. */
   containsInsensitive(column: string, pattern: string): string;
-  /** One ORDER BY term; NULLs sort as the smallest value on every engine. */
-  orderBy(column: string, direction: "asc" | "desc"): string;
+  /**
+   * One ORDER BY term; NULLs sort as the smallest value on every engine. `mayBeNull: false` (a column
+   * that holds no NULL) lets an engine leave out a NULLS clause a plain index could not serve.
+   */
+  orderBy(column: string, direction: "asc" | "desc", mayBeNull?: boolean): string;
   /** LIMIT/OFFSET clause for checked non-negative integers; `bind` adds a parameter and returns its placeholder. */
   limitOffset(limit: number, offset: number, bind: (value: unknown) => string): string;
+  /** LIMIT clause without an offset (keyset pages); when absent, `limitOffset(limit, 0)` is used. */
+  limit?(limit: number, bind: (value: unknown) => string): string;
   /** Recognises a unique violation in any error the engine's drivers throw. */
   uniqueViolation(error: unknown): UniqueViolation | null;
   /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */

@@ -48,6 +48,7 @@ export const mysqlDialect: Dialect = {
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
   // Inlined (checked integers): MySQL 8 rejects the DOUBLE-typed LIMIT parameters some clients send in prepared statements.
   limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
+  limit: (limit) => `LIMIT ${assertCount(limit)}`,
   uniqueViolation: mysqlUniqueViolation,
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS

@@ -39,8 +39,13 @@ export const postgresDialect: Dialect = {
   placeholder: (position) => `$${position}`,
   containsInsensitive: (column, pattern) => `${column} ILIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`,
   // PostgreSQL sorts NULL as the largest value; match SQLite and MySQL, where it is the smallest.
-  orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`,
+  // Without NULLs the clause changes nothing, and leaving it out lets a default (ASC NULLS LAST) index serve the order.
+  orderBy: (column, direction, mayBeNull = true) =>
+    mayBeNull
+      ? `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`
+      : `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
+  limit: (limit, bind) => `LIMIT ${bind(limit)}`,
   uniqueViolation: postgresUniqueViolation,
   // Fallback when `detail` is absent (it is withheld from roles that cannot read the columns).
   uniqueIndexColumns: (table, index) => ({
