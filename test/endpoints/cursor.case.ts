@@ -169,7 +169,7 @@ export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend):
         pages.push(keys(body));
         bodies.push(body);
         const cursor = body.result_info[`${rel}_cursor`];
-        const link = linkTargets(response.headers.get("link"), `http://localhost${next}`)[rel];
+        const link: string | undefined = linkTargets(response.headers.get("link"), `http://localhost${next}`)[rel];
         if (cursor === null) expect(link).toBeUndefined();
         else expect([...new URLSearchParams(link!.split("?")[1]).values()]).toContain(cursor);
         next = link;
