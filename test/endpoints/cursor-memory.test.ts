@@ -1,5 +1,7 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ListEndpoint, type ListFilters } from "../../src";
-import { harnesses } from "../helpers";
+import { harnesses, honoHarness } from "../helpers";
 import { comparator, type Entry, runCursorSuite } from "./cursor.case";
 
 // A hand-written list over an array: the generic ListEndpoint hands it the decoded cursor, and
@@ -68,3 +70,35 @@ for (const harness of harnesses) {
     async close() {},
   });
 }
+
+describe("cursor pagination configuration", () => {
+  const Tagged = z.object({ id: z.number().int(), tags: z.array(z.string()), rank: z.number().int() });
+  const meta = { model: { tableName: "tagged", schema: Tagged, primaryKeys: ["id"] } };
+
+  it("refuses at registration an order field whose values a cursor cannot hold, or an unknown mode", () => {
+    class ByTags extends ListEndpoint {
+      _meta = meta;
+      pagination = "cursor" as const;
+      orderByFields = ["tags"];
+    }
+    class Unknown extends ListEndpoint {
+      _meta = meta;
+      pagination = "pages" as any;
+    }
+    class ByRank extends ListEndpoint {
+      _meta = meta;
+      pagination = "both" as const;
+      orderByFields = ["rank"];
+    }
+    const router = honoHarness.make().router;
+    expect(() => router.get("/by-tags", ByTags)).toThrow(/cannot order on "tags"/);
+    expect(() => router.get("/unknown", Unknown)).toThrow(/pagination must be/);
+    expect(() => router.get("/by-rank", ByRank)).not.toThrow();
+    // Under "page" (the default) nothing about cursors is checked: chanfana's endpoints register as before.
+    class PagesByTags extends ListEndpoint {
+      _meta = meta;
+      orderByFields = ["tags"];
+    }
+    expect(() => router.get("/pages-by-tags", PagesByTags)).not.toThrow();
+  });
+});
