@@ -251,13 +251,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
    * another order or other filters) and remembers what this request's own cursors will be bound to.
    */
   checkCursor(filters: FilterCondition[], options: ListOptions): void {
-    const orderField = options[this.orderByFieldName] as string | undefined;
-    const order: ListOrder = {
-      field: orderField,
-      direction:
-        orderField === undefined ? "asc" : ((options[this.orderByDirectionFieldName] as OrderByDirection) ?? "asc"),
-    };
-    const tag = listingTag(this.params?.route, order, filters);
+    const { order, tag } = this.listingOf({ filters, options });
     listings.set(this, { order, tag });
     const text = options[this.cursorFieldName];
     if (typeof text !== "string") return;
@@ -321,7 +315,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     return response;
   }
 
-  /** The order and binding tag of a listing whose filters did not come from this class's getFilters(). */
+  /** The order a listing follows and the tag its cursors carry: from the route, the order options and the filters. */
   listingOf(filters: ListFilters): { order: ListOrder; tag: string } {
     const { options } = filters;
     const field = options[this.orderByFieldName] as string | undefined;

@@ -45,6 +45,11 @@ export interface Dialect {
   limit?(limit: number, bind: (value: unknown) => string): string;
   /** Recognises a unique violation in any error the engine's drivers throw. */
   uniqueViolation(error: unknown): UniqueViolation | null;
+  /**
+   * Whether the engine refused a bound value itself (SQLSTATE class 22, "data exception": out of
+   * range, too long, not a number): bad input, answered 400 rather than 500.
+   */
+  dataException?(error: unknown): boolean;
   /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */
   uniqueIndexColumns?(table: readonly string[], index: string): { sql: string; params: unknown[] };
 }
@@ -60,6 +65,21 @@ export const LIKE_ESCAPE = "!";
  */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[!%_]/g, (char) => LIKE_ESCAPE + char)}%`;
+}
+
+/**
+ * Whether an error (or one in its `cause` chain) carries a SQLSTATE of class 22, "data exception",
+ * under `code` (node-postgres, PGlite) or `sqlState` (mysql2).
+ *
+ * @example
+ * isDataException({ code: "22003", message: "value out of range for type integer" }) // true
+ */
+export function isDataException(error: unknown): boolean {
+  for (const link of errorChain(error)) {
+    const state = typeof link.sqlState === "string" ? link.sqlState : link.code;
+    if (typeof state === "string" && /^22[0-9A-Z]{3}$/.test(state)) return true;
+  }
+  return false;
 }
 
 /** The error and its `cause` chain, for drivers that wrap the engine's error (D1, Miniflare). */

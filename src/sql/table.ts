@@ -423,10 +423,14 @@ export class SqlTable {
     }
   }
 
-  /** Turns a driver error into a safe one; SQL text and engine messages stay in `cause`. */
-  async #wrap(driver: SqlDriver, error: unknown): Promise<DatabaseError> {
+  /**
+   * Turns a driver error into a safe one; SQL text and engine messages stay in `cause`. A value the
+   * engine refused (out of its column's range, say) is the client's: an InvalidValueError.
+   */
+  async #wrap(driver: SqlDriver, error: unknown): Promise<DatabaseError | InvalidValueError> {
     let violation: UniqueViolation | null = null;
     try {
+      if (driver.dialect.dataException?.(error)) return new InvalidValueError("A value does not fit its column");
       violation = driver.dialect.uniqueViolation(error);
     } catch {
       // A dialect that cannot read the error leaves it a plain DatabaseError.

@@ -1,4 +1,4 @@
-import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+import { type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
 
 // ER_DUP_ENTRY: "Duplicate entry '<value>' for key '<index>'"; MySQL 8.0.19+ writes '<table>.<index>'.
 const DUPLICATE_KEY = /for key '([^']+)'$/;
@@ -50,6 +50,7 @@ export const mysqlDialect: Dialect = {
   limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
   limit: (limit) => `LIMIT ${assertCount(limit)}`,
   uniqueViolation: mysqlUniqueViolation,
+  dataException: isDataException,
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND INDEX_NAME = ?

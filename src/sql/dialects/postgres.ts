@@ -1,4 +1,4 @@
-import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+import { type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
 
 // Detail of SQLSTATE 23505: `Key (a, "B")=(1, x) already exists.`
 const KEY_DETAIL = /^Key \((.+?)\)=\(/;
@@ -47,6 +47,7 @@ export const postgresDialect: Dialect = {
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   limit: (limit, bind) => `LIMIT ${bind(limit)}`,
   uniqueViolation: postgresUniqueViolation,
+  dataException: isDataException,
   // Fallback when `detail` is absent (it is withheld from roles that cannot read the columns).
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT a.attname AS column_name
