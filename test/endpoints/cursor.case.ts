@@ -114,7 +114,8 @@ function buildApp(harness: AdapterHarness, backend: CursorBackend, tableName: st
     _meta = { ...meta, pathParameters: ["shelf", "id"] };
     filterFields = [];
   }
-  const app = harness.make(backend.routerOptions);
+  // Every answer is checked against the documented response schema (a mismatch would be a 500).
+  const app = harness.make({ ...backend.routerOptions, validateResponse: true });
   app.router.get("/entries", CursorEntries);
   app.router.get("/both", BothEntries);
   app.router.get("/pages", PageEntries);
@@ -349,6 +350,13 @@ export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend):
       const both = await app.request(`/both?order_by=title&per_page=4&page=3&cursor=${next_cursor}`);
       expect(both.status).toBe(400);
       expect((await json(both)).errors[0].path).toEqual(["query", "page"]);
+      // Ties: numbered pages follow the cursor order (key in the order's direction), so they fit together.
+      const tied = expected("rank", "desc");
+      const byNumber = await get("/both?order_by=rank&order_by_direction=desc&per_page=3&page=2");
+      expect(keys(byNumber.body)).toEqual(tied.slice(3, 6));
+      const { next_cursor: then } = byNumber.body.result_info;
+      const byCursor = await get(`/both?order_by=rank&order_by_direction=desc&per_page=3&cursor=${then}`);
+      expect(keys(byCursor.body)).toEqual(tied.slice(6, 9));
       const lastPage = await get("/both?order_by=title&per_page=4&page=4");
       expect(lastPage.body.result_info).toMatchObject({ count: 1, next_cursor: null });
     });
