@@ -280,7 +280,6 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
 
   async handle(..._args: HandleArgs): Promise<Response> {
     const requested = await this.getFilters();
-    const listing = listings.get(this);
     const filters = await this.before(requested);
     const listed = await this.after(await this.list(filters));
     const context = { filters: filters.filters, options: filters.options };
@@ -294,7 +293,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     }
     const cursor = filters.options[this.cursorFieldName] as ListCursor | undefined;
     const byNumber = this.pagination === "both" && cursor === undefined;
-    const links = this.pageCursors(listed, listing ?? this.listingOf(requested), {
+    const links = this.pageCursors(listed, listings.get(this) ?? this.listingOf(requested), {
       cursor,
       page: byNumber ? Number(page ?? 1) : undefined,
       perPage: Number(per_page ?? DEFAULT_PER_PAGE),
