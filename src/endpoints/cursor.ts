@@ -63,7 +63,8 @@ export class CursorCodec {
   /** The cursor naming `row`'s position, to go on past it (`next`) or back before it (`prev`). */
   encode(row: Record<string, unknown>, direction: ListCursor["direction"], order: ListOrder, tag: string): string {
     const values = this.keyFields(order).map((name) => {
-      const value = row[name];
+      // An optional field left out of an object is its NULL.
+      const value = row[name] === undefined && this.#fields.get(name)?.nullable ? null : row[name];
       if (value === undefined) {
         throw new Error(
           `Cursor pagination: a listed object has no "${name}"; list() must return the order field and primary keys`,
