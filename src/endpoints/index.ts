@@ -1,5 +1,6 @@
 export { ModelEndpoint } from "./base";
 export { CreateEndpoint } from "./create";
+export type { Pagination } from "./cursor";
 export { DeleteEndpoint } from "./delete";
 export { DEFAULT_PER_PAGE, type FilterOperatorName, ListEndpoint, MAX_PER_PAGE } from "./list";
 export { MetaGenerator, metaSchemaProps, type ResolvedMeta, resolveMeta } from "./meta";
@@ -8,6 +9,7 @@ export type {
   FilterCondition,
   FilterOperator,
   Filters,
+  ListCursor,
   ListFilters,
   ListOptions,
   ListResult,

@@ -1,9 +1,19 @@
 import { z } from "zod";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { InputValidationException } from "../errors/exceptions";
 import { ModelEndpoint } from "./base";
+import { CursorCodec, type ListOrder, linkHeader, listingTag, type Pagination } from "./cursor";
 import type { ResolvedMeta } from "./meta";
 import { bareField } from "./schema-helpers";
-import type { FilterCondition, FilterOperator, ListFilters, ListOptions, ListResult, OrderByDirection } from "./types";
+import type {
+  FilterCondition,
+  FilterOperator,
+  ListCursor,
+  ListFilters,
+  ListOptions,
+  ListResult,
+  OrderByDirection,
+} from "./types";
 
 /** Opt-in comparison operators a list filter can offer, as `field__gt=…` query parameters. */
 export type FilterOperatorName = "gt" | "gte" | "lt" | "lte" | "in" | "ne" | "isnull";
@@ -27,6 +37,9 @@ interface FilterParameter {
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+
+/** The order and filters a cursor request was checked against, per request object (set by getFilters). */
+const listings = new WeakMap<object, { order: ListOrder; tag: string }>();
 
 /**
  * GET a page of objects with exact-match filters, opt-in operators, search and ordering:
@@ -70,15 +83,31 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   orderByDirectionFieldName = "order_by_direction";
   /** Largest page size served: a larger `per_page` is cut to it; above 100 it also raises the accepted maximum. */
   maxPerPage = MAX_PER_PAGE;
+  /**
+   * How clients page: `"page"` numbers (chanfana's, the default), `"cursor"` (keyset: `cursor` and
+   * `per_page`, no page numbers, no count), or `"both"` (page numbers, and cursors in every answer).
+   */
+  pagination: Pagination = "page";
+  /** Query parameter carrying the cursor, when `pagination` offers cursors. */
+  cursorFieldName = "cursor";
+
+  /** @internal Cursor encoding for this endpoint's keys, compiled once by `prepareRoute()`. */
+  preparedCursorCodec: CursorCodec | undefined = undefined;
 
   /** @internal Query parameters that are filters, compiled once by `prepareRoute()`. */
   preparedFilterParameters: FilterParameter[] | undefined = undefined;
 
   readonly identifiesObject = false;
 
-  /** The four option parameter names in force (never filters). */
+  /** The option parameter names in force (never filters): the four of chanfana, and the cursor when offered. */
   get optionFields(): string[] {
-    return [this.pageFieldName, this.perPageFieldName, this.orderByFieldName, this.orderByDirectionFieldName];
+    const names = [this.pageFieldName, this.perPageFieldName, this.orderByFieldName, this.orderByDirectionFieldName];
+    return this.pagination === "page" ? names : [...names, this.cursorFieldName];
+  }
+
+  /** Encodes and checks this endpoint's cursors. */
+  get cursorCodec(): CursorCodec {
+    return this.preparedCursorCodec ?? new CursorCodec(this.meta, this.orderByFields);
   }
 
   /** Query parameters that are filters. */
@@ -89,6 +118,10 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   override prepareRoute(): void {
     super.prepareRoute();
     this.preparedFilterParameters = compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+    if (!["page", "cursor", "both"].includes(this.pagination)) {
+      throw new Error(`pagination must be "page", "cursor" or "both", not ${JSON.stringify(this.pagination)}`);
+    }
+    if (this.pagination !== "page") this.preparedCursorCodec = new CursorCodec(this.meta, this.orderByFields);
   }
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
@@ -98,7 +131,9 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
       if (key in shape) throw new Error(`List query parameter "${key}" is declared twice: rename a field option`);
       shape[key] = schema;
     };
-    add(this.pageFieldName, z.number().int().min(1).default(1).describe("Page number, from 1"));
+    if (this.pagination !== "cursor") {
+      add(this.pageFieldName, z.number().int().min(1).default(1).describe("Page number, from 1"));
+    }
     add(
       this.perPageFieldName,
       z
@@ -135,19 +170,57 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
         z.enum(["asc", "desc"]).default(this.defaultOrderByDirection).describe("Order direction"),
       );
     }
-    return this.describeEndpoint({
+    if (this.pagination !== "page") {
+      add(
+        this.cursorFieldName,
+        z
+          .string()
+          .optional()
+          .describe(
+            `Where the page starts: a next_cursor or prev_cursor of an earlier answer, sent with the same ordering and filters`,
+          ),
+      );
+    }
+    const described = this.describeEndpoint({
       status: "200",
       description: "A page of objects",
       request: { query: z.object(shape) },
       result: z.array(meta.model.serializerSchema),
-      envelope: {
-        result_info: z.object({
-          count: z.number().int(),
-          page: z.number().int(),
-          per_page: z.number().int(),
-          total_count: this.alwaysCountsTotal() ? z.number().int() : z.number().int().optional(),
-        }),
-      },
+      envelope: { result_info: this.resultInfoSchema() },
+    });
+    if (this.pagination === "page") return described;
+    described.responses!["200"]!.headers = z.object({
+      Link: z
+        .string()
+        .optional()
+        .describe(
+          'RFC 8288 links to the next and previous pages (rel="next", rel="prev"), relative to the request URL',
+        ),
+    });
+    return described;
+  }
+
+  /**
+   * The documented `result_info`: chanfana's for page numbers; with cursors, `next_cursor` and
+   * `prev_cursor` (null at either end), and `page` only on page-number requests.
+   */
+  resultInfoSchema(): z.ZodObject {
+    const count = z.number().int();
+    const total_count = this.alwaysCountsTotal() ? z.number().int() : z.number().int().optional();
+    if (this.pagination === "page") {
+      return z.object({ count, page: z.number().int(), per_page: z.number().int(), total_count });
+    }
+    const cursors = {
+      next_cursor: z.string().nullable().describe("Cursor of the page after this one; null when none follows"),
+      prev_cursor: z.string().nullable().describe("Cursor of the page before this one; null on the first page"),
+    };
+    if (this.pagination === "cursor") return z.object({ count, per_page: z.number().int(), total_count, ...cursors });
+    return z.object({
+      count,
+      page: z.number().int().optional().describe("Sent when the request pages by number (no cursor)"),
+      per_page: z.number().int(),
+      total_count,
+      ...cursors,
     });
   }
 
@@ -180,7 +253,27 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     for (const name of this.optionFields) if (query[name] !== undefined) options[name] = query[name];
     const perPage = options[this.perPageFieldName];
     if (typeof perPage === "number") options[this.perPageFieldName] = Math.min(perPage, this.maxPerPage);
+    if (this.pagination !== "page") this.checkCursor(filters, options);
     return { filters, options };
+  }
+
+  /**
+   * Cursor requests: decodes the cursor option in place (a 400 when it does not decode or belongs to
+   * another order or other filters) and remembers what this request's own cursors will be bound to.
+   */
+  checkCursor(filters: FilterCondition[], options: ListOptions): void {
+    const { order, tag } = this.listingOf({ filters, options });
+    listings.set(this, { order, tag });
+    const text = options[this.cursorFieldName];
+    if (typeof text !== "string") return;
+    const page = options[this.pageFieldName];
+    if (typeof page === "number" && page !== 1) {
+      throw new InputValidationException("A page number and a cursor cannot be combined", [
+        "query",
+        this.pageFieldName,
+      ]);
+    }
+    options[this.cursorFieldName] = this.cursorCodec.decode(text, order, tag, ["query", this.cursorFieldName]);
   }
 
   async before(filters: ListFilters): Promise<ListFilters> {
@@ -197,15 +290,79 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   }
 
   async handle(..._args: HandleArgs): Promise<Response> {
-    const filters = await this.before(await this.getFilters());
+    const requested = await this.getFilters();
+    const filters = await this.before(requested);
     const listed = await this.after(await this.list(filters));
     const context = { filters: filters.filters, options: filters.options };
     const result = listed.result.map((obj) => this.serialize(obj, context));
     const page = filters.options[this.pageFieldName];
     const per_page = filters.options[this.perPageFieldName];
-    return this.success(result, 200, {
-      result_info: { count: result.length, page, per_page, ...listed.result_info },
+    if (this.pagination === "page") {
+      return this.success(result, 200, {
+        result_info: { count: result.length, page, per_page, ...listed.result_info },
+      });
+    }
+    const cursor = filters.options[this.cursorFieldName] as ListCursor | undefined;
+    const byNumber = this.pagination === "both" && cursor === undefined;
+    const links = this.pageCursors(listed, listings.get(this) ?? this.listingOf(requested), {
+      cursor,
+      page: byNumber ? Number(page ?? 1) : undefined,
+      perPage: Number(per_page ?? DEFAULT_PER_PAGE),
     });
+    const response = this.success(result, 200, {
+      result_info: {
+        count: result.length,
+        ...(byNumber ? { page } : {}),
+        per_page,
+        ...listed.result_info,
+        next_cursor: links.next,
+        prev_cursor: links.prev,
+      },
+    });
+    const request = this.params?.router?.getRequest?.(this.args) as Request | undefined;
+    const link = request && linkHeader(request.url, this.cursorFieldName, this.pageFieldName, links);
+    if (link) response.headers.set("Link", link);
+    return response;
+  }
+
+  /** The order a listing follows and the tag its cursors carry: from the route, the order options and the filters. */
+  listingOf(filters: ListFilters): { order: ListOrder; tag: string } {
+    const { options } = filters;
+    const field = options[this.orderByFieldName] as string | undefined;
+    const order: ListOrder = {
+      field,
+      direction: field === undefined ? "asc" : ((options[this.orderByDirectionFieldName] as OrderByDirection) ?? "asc"),
+    };
+    return { order, tag: listingTag(this.params?.route, order, filters.filters) };
+  }
+
+  /**
+   * The cursors of the pages around this one, from its first and last objects: `next` when more
+   * objects follow, `prev` unless this is the first page. A page left empty (its objects deleted
+   * meanwhile) turns the request's cursor around.
+   */
+  pageCursors(
+    listed: ListResult<object>,
+    { order, tag }: { order: ListOrder; tag: string },
+    { cursor, page, perPage }: { cursor: ListCursor | undefined; page: number | undefined; perPage: number },
+  ): { next: string | null; prev: string | null } {
+    const rows = listed.result as Record<string, unknown>[];
+    const total = listed.result_info?.total_count;
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    const make = (row: Record<string, unknown> | undefined, direction: ListCursor["direction"]) =>
+      row ? this.cursorCodec.encode(row, direction, order, tag) : null;
+    if (page !== undefined) {
+      const counted = typeof total === "number" ? (page - 1) * perPage + rows.length < total : undefined;
+      const more = listed.hasMore ?? counted ?? rows.length >= perPage;
+      return { next: more ? make(last, "next") : null, prev: page > 1 ? make(first, "prev") : null };
+    }
+    const more = listed.hasMore ?? rows.length >= perPage;
+    if (!cursor) return { next: more ? make(last, "next") : null, prev: null };
+    if (cursor.direction === "next") {
+      return { next: more ? make(last, "next") : null, prev: make(first ?? cursor.key, "prev") };
+    }
+    return { next: make(last ?? cursor.key, "next"), prev: more ? make(first, "prev") : null };
   }
 }
 

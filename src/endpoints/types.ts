@@ -33,7 +33,23 @@ export interface ListOptions {
   per_page?: number;
   order_by?: string;
   order_by_direction?: OrderByDirection;
+  /** The decoded cursor of a cursor-paginated request (keyed by `cursorFieldName`); absent on a first page. */
+  cursor?: ListCursor;
   [key: string]: unknown;
+}
+
+/**
+ * Where a cursor page starts, as a hand-written `list()` receives it: the objects strictly after
+ * (`next`) or strictly before (`prev`) the object whose order field and primary keys are `key`, in
+ * the listing's order (the order field, then the primary keys, all in the order's direction; NULL
+ * smallest). Either way `list()` returns the page in the listing's order.
+ *
+ * @example
+ * // GET /tasks?order_by=priority&cursor=… → { direction: "next", key: { priority: 3, id: 7 } }
+ */
+export interface ListCursor {
+  direction: "next" | "prev";
+  key: Record<string, unknown>;
 }
 
 export interface ListFilters extends Filters {
@@ -53,7 +69,20 @@ export interface UpdatedData {
 /** What `list()` returns; `result_info.total_count` is filled by implementations that can count. */
 export interface ListResult<T> {
   result: T[];
-  result_info?: { count?: number; page?: number; per_page?: number; total_count?: number };
+  result_info?: {
+    count?: number;
+    page?: number;
+    per_page?: number;
+    total_count?: number;
+    next_cursor?: string | null;
+    prev_cursor?: string | null;
+  };
+  /**
+   * Cursor pagination: whether more objects lie beyond this page in the direction it went (after it
+   * for a first or `next` page, before it for a `prev` page). When left out it is taken to be
+   * `result.length >= per_page`.
+   */
+  hasMore?: boolean;
 }
 
 /** The context handed to a model's serializer. */

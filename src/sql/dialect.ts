@@ -34,10 +34,15 @@ export interface Dialect {
   placeholder(position: number): string;
   /** Case-insensitive LIKE test of `column` against a bound pattern escaped with {@link LIKE_ESCAPE}. */
   containsInsensitive(column: string, pattern: string): string;
-  /** One ORDER BY term; NULLs sort as the smallest value on every engine. */
-  orderBy(column: string, direction: "asc" | "desc"): string;
+  /**
+   * One ORDER BY term; NULLs sort as the smallest value on every engine. `mayBeNull: false` (a column
+   * that holds no NULL) lets an engine leave out a NULLS clause a plain index could not serve.
+   */
+  orderBy(column: string, direction: "asc" | "desc", mayBeNull?: boolean): string;
   /** LIMIT/OFFSET clause for checked non-negative integers; `bind` adds a parameter and returns its placeholder. */
   limitOffset(limit: number, offset: number, bind: (value: unknown) => string): string;
+  /** LIMIT clause without an offset (keyset pages); when absent, `limitOffset(limit, 0)` is used. */
+  limit?(limit: number, bind: (value: unknown) => string): string;
   /** Recognises a unique violation in any error the engine's drivers throw. */
   uniqueViolation(error: unknown): UniqueViolation | null;
   /**
@@ -46,6 +51,11 @@ export interface Dialect {
    * writes (`If-Match` without a version column) use it; without it, `column = placeholder`.
    */
   sameValue?(column: string, placeholder: string, value: unknown, json: boolean): string;
+  /**
+   * Whether the engine refused a bound value itself (SQLSTATE class 22, "data exception": out of
+   * range, too long, not a number): bad input, answered 400 rather than 500.
+   */
+  dataException?(error: unknown): boolean;
   /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */
   uniqueIndexColumns?(table: readonly string[], index: string): { sql: string; params: unknown[] };
 }
@@ -61,6 +71,21 @@ export const LIKE_ESCAPE = "!";
  */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[!%_]/g, (char) => LIKE_ESCAPE + char)}%`;
+}
+
+/**
+ * Whether an error (or one in its `cause` chain) carries a SQLSTATE of class 22, "data exception",
+ * under `code` (node-postgres, PGlite) or `sqlState` (mysql2).
+ *
+ * @example
+ * isDataException({ code: "22003", message: "value out of range for type integer" }) // true
+ */
+export function isDataException(error: unknown): boolean {
+  for (const link of errorChain(error)) {
+    const state = typeof link.sqlState === "string" ? link.sqlState : link.code;
+    if (typeof state === "string" && /^22[0-9A-Z]{3}$/.test(state)) return true;
+  }
+  return false;
 }
 
 /** The error and its `cause` chain, for drivers that wrap the engine's error (D1, Miniflare). */

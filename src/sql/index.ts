@@ -46,5 +46,5 @@ export {
   parseTableName,
 } from "./identifiers";
 export type { SearchClause } from "./statement";
-export type { ConditionalWrite, ListPage, ListQuery, SqlRow, SqlTableOptions } from "./table";
+export type { ConditionalWrite, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow, SqlTableOptions } from "./table";
 export { SqlTable, uniqueIndexColumns } from "./table";

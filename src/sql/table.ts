@@ -1,9 +1,15 @@
 import type { z } from "zod";
 import type { FilterCondition, Model } from "../endpoints/types";
-import { type ColumnKind, columnKind, decodeValue, encodeValue } from "./codec";
+import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "./codec";
 import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
-import { DatabaseError, IncompleteKeyError, InvalidIdentifierError, UniqueViolationError } from "./errors";
+import {
+  DatabaseError,
+  IncompleteKeyError,
+  InvalidIdentifierError,
+  InvalidValueError,
+  UniqueViolationError,
+} from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
 import { type SearchClause, StatementBuilder } from "./statement";
 
@@ -18,12 +24,37 @@ export interface ListQuery {
   orderBy?: { column: string; direction: "asc" | "desc" };
   limit: number;
   offset: number;
+  /**
+   * Break ties on the primary key in the order's direction, as {@link SqlTable.seek} does, instead of
+   * always ascending (chanfana's order, the default): a numbered page then hands out cursors that go on from it.
+   */
+  keysetOrder?: boolean;
 }
 
 export interface ListPage {
   rows: SqlRow[];
   /** Rows matching the filters and search, ignoring limit and offset. */
   totalCount: number;
+}
+
+/** One keyset page: the rows beyond a position in the order, without OFFSET or a count. */
+export interface SeekQuery {
+  filters: FilterCondition[];
+  search?: SearchClause;
+  orderBy?: { column: string; direction: "asc" | "desc" };
+  limit: number;
+  /**
+   * The position the page starts beyond: the order column's and primary keys' values of a row, and
+   * whether the page holds the rows after it (`next`) or before it (`prev`). Absent: the first page.
+   */
+  from?: { direction: "next" | "prev"; key: Record<string, unknown> };
+}
+
+export interface SeekPage {
+  /** In the listing's order, whichever way the page went. */
+  rows: SqlRow[];
+  /** Whether more rows lie beyond the page in the direction it went. */
+  hasMore: boolean;
 }
 
 export interface SqlTableOptions {
@@ -70,6 +101,8 @@ export class SqlTable {
   readonly #kinds: ReadonlyMap<string, ColumnKind>;
   // Each decoded row's values as the driver returned them, so a compare-and-swap binds exactly what was read.
   readonly #raw: WeakMap<SqlRow, Record<string, unknown>> | undefined;
+  /** Columns the schema lets hold NULL (primary keys never do). */
+  readonly #nullable: ReadonlySet<string>;
 
   constructor(
     model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
@@ -79,11 +112,14 @@ export class SqlTable {
     this.tableName = model.tableName;
     const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
     const kinds = new Map<string, ColumnKind>();
+    const nullable = new Set<string>();
     for (const [name, schema] of Object.entries(shape)) {
       assertIdentifier(name, "column");
       kinds.set(name, columnKind(schema));
+      if (mayBeNull(schema) && !model.primaryKeys.includes(name)) nullable.add(name);
     }
     this.#kinds = kinds;
+    this.#nullable = nullable;
     this.columns = [...kinds.keys()];
     if (model.primaryKeys.length === 0) {
       throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
@@ -303,13 +339,17 @@ export class SqlTable {
 
     const page = new StatementBuilder(driver.dialect);
     const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${where(page)}`;
-    const order = query.orderBy
-      ? [
-          driver.dialect.orderBy(page.id(query.orderBy.column), query.orderBy.direction),
-          this.#keyOrder(page, query.orderBy.column),
-        ]
-      : [this.#keyOrder(page)];
-    const pageStatement = `${filtered} ORDER BY ${order.filter(Boolean).join(", ")} ${driver.dialect.limitOffset(query.limit, query.offset, page.bind)}`;
+    const order = query.keysetOrder
+      ? this.#keysetOrder(page, query.orderBy?.column, query.orderBy?.direction ?? "asc")
+      : query.orderBy
+        ? [
+            driver.dialect.orderBy(page.id(query.orderBy.column), query.orderBy.direction),
+            this.#keyOrder(page, query.orderBy.column),
+          ]
+            .filter(Boolean)
+            .join(", ")
+        : this.#keyOrder(page);
+    const pageStatement = `${filtered} ORDER BY ${order} ${driver.dialect.limitOffset(query.limit, query.offset, page.bind)}`;
 
     const [rows, totals] = await Promise.all([
       this.#query(driver, pageStatement, page.params),
@@ -351,6 +391,93 @@ export class SqlTable {
       const placeholder = sql.bind(encoded);
       return sql.dialect.sameValue?.(column, placeholder, value, encoded !== value) ?? `${column} = ${placeholder}`;
     });
+  }
+
+  /**
+   * One page of rows beyond a position in the order (keyset pagination): `WHERE (order, key) > (…)`
+   * with the primary key as tiebreaker in the order's direction, NULL smallest, no OFFSET and no
+   * count. Rows inserted or deleted between pages never make another row repeat or go missing.
+   *
+   * @example
+   * const first = await table.seek(driver, { filters: [], orderBy: { column: "name", direction: "asc" }, limit: 20 })
+   * const last = first.rows.at(-1)!
+   * await table.seek(driver, { filters: [], orderBy: { column: "name", direction: "asc" }, limit: 20,
+   *   from: { direction: "next", key: { name: last.name, id: last.id } } })
+   */
+  async seek(driver: SqlDriver, query: SeekQuery): Promise<SeekPage> {
+    assertCount(query.limit, "limit");
+    if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
+    const column = query.orderBy?.column;
+    if (column !== undefined) this.#assertColumn(column, "order by");
+    const direction = query.orderBy?.direction ?? "asc";
+    // A `prev` page is read walking the order backwards from the position, then turned around.
+    const backwards = query.from?.direction === "prev";
+    const travel = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+
+    const sql = new StatementBuilder(driver.dialect);
+    const conditions = [...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])];
+    if (query.from) conditions.push(this.#beyond(sql, column, travel, query.from.key));
+    const limit =
+      driver.dialect.limit?.(query.limit + 1, sql.bind) ?? driver.dialect.limitOffset(query.limit + 1, 0, sql.bind);
+    const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${sql.where(conditions)} ORDER BY ${this.#keysetOrder(sql, column, travel)} ${limit}`;
+    const rows = (await this.#query(driver, statement, sql.params)).map((row) => this.#decode(row));
+    const hasMore = rows.length > query.limit;
+    if (hasMore) rows.pop();
+    if (backwards) rows.reverse();
+    return { rows, hasMore };
+  }
+
+  /** The order column (when given), then the primary key columns not already named. */
+  #keysetColumns(column: string | undefined): string[] {
+    const keys = this.primaryKeys.filter((name) => name !== column);
+    return column === undefined ? keys : [column, ...keys];
+  }
+
+  /** ORDER BY for keyset pages: every key column in one direction, so one index on (order column, key) serves both ways. */
+  #keysetOrder(sql: StatementBuilder, column: string | undefined, direction: "asc" | "desc"): string {
+    return this.#keysetColumns(column)
+      .map((name) => sql.dialect.orderBy(sql.id(name), direction, this.#nullable.has(name)))
+      .join(", ");
+  }
+
+  /**
+   * Rows strictly beyond `key` when walking the order `travel`-wards, NULL being smallest: a row-value
+   * comparison `(a, id) > (?, ?)` (what an index on (a, id) serves), with NULLs of a nullable order column
+   * handled beside it since they compare as unknown.
+   */
+  #beyond(
+    sql: StatementBuilder,
+    column: string | undefined,
+    travel: "asc" | "desc",
+    key: Record<string, unknown>,
+  ): string {
+    const names = this.#keysetColumns(column);
+    const nullableColumn = column !== undefined && this.#nullable.has(column) ? column : undefined;
+    for (const name of names) {
+      if (key[name] === undefined)
+        throw new InvalidValueError(`The position to page from has no ${JSON.stringify(name)}`);
+      if (key[name] === null && name !== nullableColumn) {
+        throw new InvalidValueError(`The position to page from has no value for ${JSON.stringify(name)}`);
+      }
+    }
+    const comparison = travel === "asc" ? ">" : "<";
+    const compare = (columns: string[]) => {
+      if (columns.length === 0) return "1 = 0";
+      const bound = columns.map((name) => sql.bind(encodeValue(key[name])));
+      const quoted = columns.map((name) => sql.id(name));
+      return columns.length === 1
+        ? `${quoted[0]} ${comparison} ${bound[0]}`
+        : `(${quoted.join(", ")}) ${comparison} (${bound.join(", ")})`;
+    };
+    if (nullableColumn === undefined) return compare(names);
+    const orderColumn = sql.id(nullableColumn);
+    if (key[nullableColumn] === null) {
+      // Beyond a NULL: the rest of the NULLs by key, then (ascending) every non-NULL value.
+      const nulls = `(${orderColumn} IS NULL AND ${compare(names.slice(1))})`;
+      return travel === "asc" ? `(${nulls} OR ${orderColumn} IS NOT NULL)` : nulls;
+    }
+    // Beyond a value: NULLs come first, so only a descending walk reaches them.
+    return travel === "asc" ? compare(names) : `(${compare(names)} OR ${orderColumn} IS NULL)`;
   }
 
   #assertColumn(name: string, what: string): void {
@@ -443,10 +570,14 @@ export class SqlTable {
     }
   }
 
-  /** Turns a driver error into a safe one; SQL text and engine messages stay in `cause`. */
-  async #wrap(driver: SqlDriver, error: unknown): Promise<DatabaseError> {
+  /**
+   * Turns a driver error into a safe one; SQL text and engine messages stay in `cause`. A value the
+   * engine refused (out of its column's range, say) is the client's: an InvalidValueError.
+   */
+  async #wrap(driver: SqlDriver, error: unknown): Promise<DatabaseError | InvalidValueError> {
     let violation: UniqueViolation | null = null;
     try {
+      if (driver.dialect.dataException?.(error)) return new InvalidValueError("A value does not fit its column");
       violation = driver.dialect.uniqueViolation(error);
     } catch {
       // A dialect that cannot read the error leaves it a plain DatabaseError.

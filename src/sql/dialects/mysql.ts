@@ -1,4 +1,4 @@
-import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+import { type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
 
 // ER_DUP_ENTRY: "Duplicate entry '<value>' for key '<index>'"; MySQL 8.0.19+ writes '<table>.<index>'.
 const DUPLICATE_KEY = /for key '([^']+)'$/;
@@ -48,6 +48,7 @@ export const mysqlDialect: Dialect = {
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
   // Inlined (checked integers): MySQL 8 rejects the DOUBLE-typed LIMIT parameters some clients send in prepared statements.
   limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
+  limit: (limit) => `LIMIT ${assertCount(limit)}`,
   uniqueViolation: mysqlUniqueViolation,
   // Text compared byte for byte (a `_ci` collation would let 'Ada' -> 'ADA' pass as unchanged); JSON as the
   // engine normalises it (JSON_EXTRACT '$': MySQL's JSON type, MariaDB's whitespace-free text), then byte for byte.
@@ -58,6 +59,7 @@ export const mysqlDialect: Dialect = {
     if (typeof value === "string") return `CAST(${column} AS BINARY) = CAST(${placeholder} AS BINARY)`;
     return `${column} = ${placeholder}`;
   },
+  dataException: isDataException,
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND INDEX_NAME = ?

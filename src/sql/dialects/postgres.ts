@@ -1,4 +1,4 @@
-import { type Dialect, errorChain, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+import { type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
 
 // Detail of SQLSTATE 23505: `Key (a, "B")=(1, x) already exists.`
 const KEY_DETAIL = /^Key \((.+?)\)=\(/;
@@ -39,8 +39,13 @@ export const postgresDialect: Dialect = {
   placeholder: (position) => `$${position}`,
   containsInsensitive: (column, pattern) => `${column} ILIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`,
   // PostgreSQL sorts NULL as the largest value; match SQLite and MySQL, where it is the smallest.
-  orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`,
+  // Without NULLs the clause changes nothing, and leaving it out lets a default (ASC NULLS LAST) index serve the order.
+  orderBy: (column, direction, mayBeNull = true) =>
+    mayBeNull
+      ? `${column} ${direction === "desc" ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`
+      : `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
+  limit: (limit, bind) => `LIMIT ${bind(limit)}`,
   uniqueViolation: postgresUniqueViolation,
   // `json` has no equality operator: as jsonb, both sides compare by value. Text read back compares as text,
   // so a citext column or a nondeterministic collation cannot let a change of case pass as unchanged.
@@ -49,6 +54,7 @@ export const postgresDialect: Dialect = {
     if (typeof value === "string") return `${column}::text = ${placeholder}::text`;
     return `${column} = ${placeholder}`;
   },
+  dataException: isDataException,
   // Fallback when `detail` is absent (it is withheld from roles that cannot read the columns).
   uniqueIndexColumns: (table, index) => ({
     sql: `SELECT a.attname AS column_name

@@ -38,6 +38,7 @@ export const sqliteDialect: Dialect = {
   // SQLite already sorts NULL first ascending and last descending; lowercase as chanfana's D1 helpers write it.
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "desc" : "asc"}`,
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
+  limit: (limit, bind) => `LIMIT ${bind(limit)}`,
   uniqueViolation: sqliteUniqueViolation,
   // BINARY whatever the column's collation (NOCASE would let a change of case pass as unchanged).
   sameValue: (column, placeholder) => `${column} = ${placeholder} COLLATE BINARY`,

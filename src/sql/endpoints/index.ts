@@ -1,9 +1,10 @@
+import type { z } from "zod";
 import type { ResponseConfig } from "../../core/schema-types";
 import { CreateEndpoint } from "../../endpoints/create";
 import { DeleteEndpoint } from "../../endpoints/delete";
 import { DEFAULT_PER_PAGE, ListEndpoint } from "../../endpoints/list";
 import { ReadEndpoint } from "../../endpoints/read";
-import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
+import type { Filters, ListCursor, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
 import { UpdateEndpoint } from "../../endpoints/update";
 import { validateOrderDirection } from "../d1-helpers";
 import type { SqlRow } from "../table";
@@ -82,13 +83,22 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /
   }
 }
 
-/** List over SQL: filters, search, ordering and pagination in one query, with `total_count`. */
+/**
+ * List over SQL: filters, search, ordering and pagination in one query; numbered pages count
+ * `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries with no count.
+ */
 export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
   ListEndpoint,
 )<HandleArgs> {
-  /** Every page is counted, so the document lists `total_count` as always present. */
+  /** Numbered pages are always counted, so `"page"` documents `total_count` as always present. */
   override alwaysCountsTotal(): boolean {
-    return true;
+    return this.pagination === "page";
+  }
+
+  /** Cursor pages are never counted, so `pagination = "cursor"` documents no `total_count`. */
+  override resultInfoSchema(): z.ZodObject {
+    const schema = super.resultInfoSchema();
+    return this.pagination === "cursor" ? schema.omit({ total_count: true }) : schema;
   }
 
   async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
@@ -99,14 +109,25 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* 
     const order_by = options[this.orderByFieldName] as string | undefined;
     const order_by_direction = validateOrderDirection(options[this.orderByDirectionFieldName] as string | undefined);
     const search = filters.filters.find((condition) => condition.operator === "LIKE");
+    const where = {
+      filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),
+      search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
+      orderBy: order_by ? { column: order_by, direction: order_by_direction } : undefined,
+    };
+    const cursor = options[this.cursorFieldName] as ListCursor | undefined;
+    if (this.pagination === "cursor" || (this.pagination === "both" && cursor)) {
+      const seek = await this.withTable((table, db) =>
+        table.seek(db, { ...where, limit: per_page, from: cursor && { direction: cursor.direction, key: cursor.key } }),
+      );
+      return { result: seek.rows, hasMore: seek.hasMore, result_info: { per_page } };
+    }
     const page$ = await this.withTable((table, db) =>
       table.list(db, {
-        filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),
-        search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
-        orderBy: order_by ? { column: order_by, direction: order_by_direction } : undefined,
+        ...where,
         limit: per_page,
         // A page far past any table (page=9007199254740991) is an empty page, not an unsafe offset.
         offset: Math.min((page - 1) * per_page, Number.MAX_SAFE_INTEGER),
+        keysetOrder: this.pagination === "both",
       }),
     );
     return { result: page$.rows, result_info: { page, per_page, total_count: page$.totalCount } };

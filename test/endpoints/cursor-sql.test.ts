@@ -1,0 +1,148 @@
+import { PGlite } from "@electric-sql/pglite";
+import Database from "better-sqlite3";
+import { Hono } from "hono";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  betterSqlite3Driver,
+  D1ListEndpoint,
+  fromHono,
+  mysql2Driver,
+  pgDriver,
+  pgliteDriver,
+  SqlListEndpoint,
+  SqlTable,
+} from "../../src";
+import { harnesses } from "../helpers";
+import type { Connection, Family } from "../sql/fixtures";
+import { type CursorBackend, EntrySchema, runCursorSuite } from "./cursor.case";
+import { connectD1, openD1Binding } from "./d1";
+
+// The cursor suite on every engine, through SqlListEndpoint (keyset SQL) and both adapters.
+const pgUrl = process.env.SPECROUTE_PG_URL;
+const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
+
+function entriesDdl(family: Family, table: string): string {
+  const q = (name: string) => (family === "mysql" ? `\`${name}\`` : `"${name}"`);
+  const text = family === "mysql" ? "VARCHAR(40)" : "TEXT";
+  return `CREATE TABLE ${q(table)} (${q("shelf")} INTEGER NOT NULL, ${q("id")} INTEGER NOT NULL, ${q("rank")} INTEGER NOT NULL, ${q("label")} ${text} NULL, ${q("title")} ${text} NOT NULL, PRIMARY KEY (${q("shelf")}, ${q("id")}))`;
+}
+
+/** The suite's storage on one engine: a table named for this run, written through SqlTable. */
+function sqlCursorBackend(name: string, family: Family, connect: () => Promise<Connection>): CursorBackend {
+  const tableName = `cursor_entries_${family}_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
+  const table = new SqlTable({ tableName, schema: EntrySchema, primaryKeys: ["shelf", "id"] });
+  let connection: Connection | undefined;
+  const quoted = () => connection!.driver.dialect.quote(tableName);
+  return {
+    name,
+    List: SqlListEndpoint,
+    get routerOptions() {
+      return { db: connection?.driver };
+    },
+    async open() {
+      connection = await connect();
+      await connection.driver.execute(`DROP TABLE IF EXISTS ${quoted()}`, []);
+      await connection.driver.execute(entriesDdl(family, tableName), []);
+      return { tableName };
+    },
+    async replace(rows) {
+      await connection!.driver.execute(`DELETE FROM ${quoted()}`, []);
+      for (const row of rows) await table.insert(connection!.driver, row);
+    },
+    async insert(row) {
+      await table.insert(connection!.driver, row);
+    },
+    async remove(key) {
+      await table.delete(connection!.driver, [
+        { field: "shelf", operator: "EQ", value: key.shelf },
+        { field: "id", operator: "EQ", value: key.id },
+      ]);
+    },
+    async close() {
+      if (!connection) return;
+      await connection.driver.execute(`DROP TABLE IF EXISTS ${quoted()}`, []);
+      await connection.close();
+      connection = undefined;
+    },
+  };
+}
+
+for (const harness of harnesses) {
+  runCursorSuite(
+    harness,
+    sqlCursorBackend("sqlite", "sqlite", async () => {
+      const db = new Database(":memory:");
+      return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
+    }),
+  );
+  runCursorSuite(harness, sqlCursorBackend("d1 (miniflare)", "sqlite", connectD1));
+  runCursorSuite(
+    harness,
+    sqlCursorBackend("pglite", "postgres", async () => {
+      const db = new PGlite();
+      return { driver: pgliteDriver(db), close: () => db.close() };
+    }),
+  );
+  describe.skipIf(!pgUrl)(`postgresql (${pgUrl ? "SPECROUTE_PG_URL" : "SPECROUTE_PG_URL unset: skipped"})`, () => {
+    runCursorSuite(
+      harness,
+      sqlCursorBackend("postgresql", "postgres", async () => {
+        const driver = pgDriver(new pg.Pool({ connectionString: pgUrl, max: 4 }));
+        return { driver, close: () => driver.close!() };
+      }),
+    );
+  });
+  describe.skipIf(!mysqlUrl)(
+    `mariadb (${mysqlUrl ? "SPECROUTE_MYSQL_URL" : "SPECROUTE_MYSQL_URL unset: skipped"})`,
+    () => {
+      runCursorSuite(
+        harness,
+        sqlCursorBackend("mariadb", "mysql", async () => {
+          const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 }));
+          return { driver, close: () => driver.close!() };
+        }),
+      );
+    },
+  );
+}
+
+describe("D1ListEndpoint with cursors, its D1 binding read from env (workerd via Miniflare)", () => {
+  let d1: Awaited<ReturnType<typeof openD1Binding>>;
+  beforeAll(async () => {
+    d1 = await openD1Binding();
+    await d1.binding.exec(
+      "CREATE TABLE cursor_d1_entries (shelf INTEGER NOT NULL, id INTEGER NOT NULL, rank INTEGER NOT NULL, label TEXT, title TEXT NOT NULL, PRIMARY KEY (shelf, id))",
+    );
+    await d1.binding.exec(
+      "INSERT INTO cursor_d1_entries WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) SELECT 1 + i % 2, i, i % 3, CASE WHEN i % 4 = 0 THEN NULL ELSE 'x' || (i % 5) END, 't' || i FROM n",
+    );
+  });
+  afterAll(() => d1.close());
+
+  it("walks the table by next_cursor, every row once, NULL labels first", async () => {
+    class ListEntries extends D1ListEndpoint {
+      _meta = { model: { tableName: "cursor_d1_entries", schema: EntrySchema, primaryKeys: ["shelf", "id"] } };
+      pagination = "cursor" as const;
+      orderByFields = ["label"];
+    }
+    const app = new Hono();
+    fromHono(app).get("/entries", ListEntries);
+    const seen: any[] = [];
+    let query = "/entries?per_page=4";
+    for (let guard = 0; guard < 20; guard++) {
+      const response = await app.request(query, undefined, { DB: d1.binding });
+      const body = await response.json();
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      seen.push(...body.result);
+      if (!body.result_info.next_cursor) break;
+      query = `/entries?per_page=4&cursor=${body.result_info.next_cursor}`;
+    }
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen.map((row) => `${row.shelf}/${row.id}`)).size).toBe(25);
+    const labels = seen.map((row) => row.label);
+    expect(labels.slice(0, 6)).toEqual([null, null, null, null, null, null]);
+    expect(labels.slice(6)).toEqual([...labels.slice(6)].sort());
+  });
+});
