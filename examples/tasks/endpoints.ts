@@ -61,18 +61,24 @@ export class ListProjects extends SqlListEndpoint {
 export class GetProject extends SqlReadEndpoint {
   _meta = projectMeta;
   dbName = DB;
+  // An ETag on every answer, and 304 when If-None-Match already holds it.
+  conditionalRequests = true;
   schema = { summary: "Get a project" };
 }
 
 export class UpdateProject extends SqlUpdateEndpoint {
   _meta = { ...projectMeta, fields: NewProject };
   dbName = DB;
+  // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
+  conditionalRequests = true;
   schema = { summary: "Change a project", auth: writeKey };
 }
 
 export class DeleteProject extends SqlDeleteEndpoint {
   _meta = projectMeta;
   dbName = DB;
+  // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
+  conditionalRequests = true;
   schema = { summary: "Delete a project and its tasks", auth: writeKey };
 }
 
@@ -116,6 +122,8 @@ export class CreateTask extends SqlCreateEndpoint {
 export class ListTasks extends SqlListEndpoint {
   _meta = taskMeta;
   dbName = DB;
+  // Page numbers, and cursors (keyset pages that never repeat or skip a task under concurrent writes).
+  pagination = "both" as const;
   schema = { summary: "List a project's tasks" };
   filterFields = ["status", "priority"];
   filterOperators = { priority: ["gte", "lte"] as ("gte" | "lte")[], due: ["lt", "gte"] as ("lt" | "gte")[] };
@@ -127,18 +135,24 @@ export class ListTasks extends SqlListEndpoint {
 export class GetTask extends SqlReadEndpoint {
   _meta = taskMeta;
   dbName = DB;
+  // An ETag on every answer, and 304 when If-None-Match already holds it.
+  conditionalRequests = true;
   schema = { summary: "Get a task" };
 }
 
 export class UpdateTask extends SqlUpdateEndpoint {
   _meta = { ...taskMeta, fields: NewTask };
   dbName = DB;
+  // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
+  conditionalRequests = true;
   schema = { summary: "Change a task", auth: writeKey };
 }
 
 export class DeleteTask extends SqlDeleteEndpoint {
   _meta = taskMeta;
   dbName = DB;
+  // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
+  conditionalRequests = true;
   schema = { summary: "Delete a task", auth: writeKey };
 }
 

@@ -148,9 +148,85 @@ describe.skipIf(!pgUrl)(`the tasks example as ${WORKERS} processes on PostgreSQL
     expect(server.output()).not.toMatch(/exited/);
   });
 
-  // Scenarios to come, each on a project of its own from seedProject() and loaded with sendConcurrently():
-  // - 1000 concurrent conditional PATCHes of one row with the same starting ETag: one 200, 999 × 412;
-  // - a cursor walk while other processes insert: no row repeated or skipped.
+  it("lets exactly one of 1000 concurrent PATCHes holding the same ETag win: one 200, 999 × 412", {
+    timeout: 60_000,
+  }, async () => {
+    const projectId = await seedProject("one winner", 1);
+    const path = `/projects/${projectId}/tasks/1`;
+    const [read] = await sendConcurrently(server.origin, [{ method: "GET", path }], { connections: 1 });
+    const etag = read!.headers.etag;
+    expect(etag).toMatch(/^"[^"]+"$/);
+
+    const requests: LoadRequest[] = Array.from({ length: 1000 }, (_, index) => ({
+      method: "PATCH",
+      path,
+      headers: { "x-api-key": API_KEY, "if-match": etag! },
+      body: { title: `writer ${index}` },
+    }));
+    const started = performance.now();
+    const responses = await sendConcurrently(server.origin, requests, { connections: CONNECTIONS });
+    const elapsed = performance.now() - started;
+
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 412)).toHaveLength(999);
+    const winner = statuses.indexOf(200);
+    expect(responses[winner]!.body.result.title).toBe(`writer ${winner}`);
+    expect(responses[winner]!.headers.etag).not.toBe(etag);
+    const { rows } = await schema.pool.query(`SELECT title FROM tasks WHERE "projectId" = $1 AND id = 1`, [projectId]);
+    expect(rows).toEqual([{ title: `writer ${winner}` }]);
+    console.info(
+      `[specroute processes] ${requests.length} conditional PATCHes of one row with one ETag over ${CONNECTIONS} connections: ` +
+        `1 × 200, ${statuses.filter((status) => status === 412).length} × 412; ${Math.round(elapsed)} ms`,
+    );
+  });
+
+  it("walks a cursor listing while other processes insert: no task that existed throughout is repeated or skipped", {
+    timeout: 60_000,
+  }, async () => {
+    const SEEDED = 300;
+    const INSERTS = 300;
+    const projectId = await seedProject("cursor walk", SEEDED);
+    // Ties on priority (five values over 300 tasks), so the order leans on the key tiebreaker.
+    await schema.pool.query(`UPDATE tasks SET priority = 1 + (id % 5) WHERE "projectId" = $1`, [projectId]);
+    const inserts: LoadRequest[] = Array.from({ length: INSERTS }, (_, index) => ({
+      method: "POST",
+      path: `/projects/${projectId}/tasks`,
+      headers: { "x-api-key": API_KEY },
+      body: { title: `inserted ${index}`, priority: 1 + (index % 5) },
+    }));
+    // Few connections: tasks are numbered MAX(id)+1 per project, and each creator retries a taken number.
+    const inserting = sendConcurrently(server.origin, inserts, { connections: 4 });
+    let insertsDone = 0;
+    void inserting.then(() => {
+      insertsDone = INSERTS;
+    });
+
+    const seen: number[] = [];
+    let pages = 0;
+    let insertsDoneAtEnd = -1;
+    let path: string | null = `/projects/${projectId}/tasks?order_by=priority&per_page=10`;
+    // 600 tasks at most, 10 a page: the bound is far above the walk's length.
+    for (; path !== null && pages < 200; pages++) {
+      const [page] = await sendConcurrently(server.origin, [{ method: "GET", path }], { connections: 1 });
+      expect(page!.status, path).toBe(200);
+      seen.push(...page!.body.result.map((task: { id: number }) => task.id));
+      const next: string | null = page!.body.result_info.next_cursor;
+      path = next === null ? null : `/projects/${projectId}/tasks?order_by=priority&per_page=10&cursor=${next}`;
+      insertsDoneAtEnd = insertsDone;
+    }
+    const created = await inserting;
+    expect(created.map((response) => response.status)).toEqual(inserts.map(() => 201));
+
+    expect(path).toBeNull();
+    expect(new Set(seen).size).toBe(seen.length);
+    for (let id = 1; id <= SEEDED; id++) expect(seen, `task ${id}`).toContain(id);
+    console.info(
+      `[specroute processes] cursor walk of ${pages} pages during ${INSERTS} concurrent inserts: ` +
+        `${seen.length} tasks seen (${seen.length - SEEDED} inserted ones), none twice, none of the ${SEEDED} seeded missing` +
+        (insertsDoneAtEnd === INSERTS ? " (the inserts had finished before the walk did)" : ""),
+    );
+  });
 
   it("replaces a worker that dies while serving, and keeps answering", async () => {
     const [victim] = server.workerPids;
