@@ -81,6 +81,11 @@ export function convertDirect(schema: z.ZodType, options: DirectOptions): Conver
   };
   const root = node(schema, state);
   if (!options.openapi30) for (const json of state.built) compactTypeUnion(json);
+  // The id named the component; zod leaves it out of the body.
+  for (const [id, schema] of state.ids) {
+    const body = state.bodies.get(schema);
+    if (body?.id === id) delete body.id;
+  }
   if (!state.notJson) return { schema: root, components: state.components };
   const components: Record<string, SchemaObject> = {};
   for (const [name, body] of Object.entries(state.components)) components[name] = plainJson(body);
@@ -112,9 +117,7 @@ function node(schema: core.$ZodType, state: State): SchemaObject {
   }
   const name = state.componentName(id);
   state.bodies.set(schema, json);
-  const body = { ...json };
-  if (body.id === id) delete body.id;
-  state.components[name] = body;
+  state.components[name] = json;
   const ref = { $ref: state.refPrefix + name };
   state.finals.set(schema, ref);
   return ref;
@@ -237,7 +240,7 @@ function build(schema: core.$ZodType, meta: Record<string, unknown> | undefined,
   if (state.io === "input" && "_prefault" in own) own.default ??= own._prefault;
   delete own._prefault;
 
-  if (ref) inherit(schema, own, ref, state);
+  if (ref && !inherit(schema, own, ref, state)) return viaZod(schema, state);
   if (parent && parent !== ref) {
     const parentJson = node(parent, state);
     if (parentJson.$ref) {
@@ -251,9 +254,14 @@ function build(schema: core.$ZodType, meta: Record<string, unknown> | undefined,
   return own;
 }
 
-/** zod's `flattenRef`: a wrapper (or a clone made by `.meta()`) takes what its inner schema says, its own keys winning. */
-function inherit(schema: core.$ZodType, own: SchemaObject, ref: core.$ZodType, state: State): void {
+/**
+ * zod's `flattenRef`: a wrapper (or a clone made by `.meta()`) takes what its inner schema says, its
+ * own keys winning. False when the inner schema came from zod's converter and so must the wrapper.
+ */
+function inherit(schema: core.$ZodType, own: SchemaObject, ref: core.$ZodType, state: State): boolean {
   const refJson = node(ref, state);
+  // zod's last passes (folding intersections) reorder what a wrapper inherits: let zod write it.
+  if (state.fromZod.has(refJson)) return false;
   // zod assigns the inner keys, then its own again, and a clone then drops what only its parent has:
   // so the inner keys the node lacks are appended, all of them for a wrapper, none for a clone.
   const clone = schema._zod.parent === ref;
@@ -270,6 +278,7 @@ function inherit(schema: core.$ZodType, own: SchemaObject, ref: core.$ZodType, s
   }
   const body = state.bodies.get(ref);
   if (refJson.$ref && body) dropInherited(own, body);
+  return true;
 }
 
 /** Beside a `$ref`, keys equal to the referenced component's say nothing new. */

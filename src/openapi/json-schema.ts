@@ -53,7 +53,9 @@ export function toOpenApiSchema(schema: z.ZodType, version: OpenAPIVersion, io: 
   const key = `${converter}:${version}:${io}`;
   let converted = byKey.get(key);
   if (!converted) {
-    converted = deepFreeze(converter === "direct" ? convert(schema, version, io) : convertWithZod(schema, version, io));
+    converted = deepFreeze(
+      converter === "direct" ? convert(schema, version, io) : withoutFlag(convertWithZod(schema, version, io)),
+    );
     byKey.set(key, converted);
   }
   return converted;
@@ -64,8 +66,12 @@ function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): Conv
     return convertDirect(schema, directOptions(version, io));
   } catch (err) {
     if (!(err instanceof NeedsZod)) throw err;
-    return convertWithZod(schema, version, io);
+    return withoutFlag(convertWithZod(schema, version, io));
   }
+}
+
+function withoutFlag({ schema, components }: ZodConverted): ConvertedSchema {
+  return { schema, components };
 }
 
 const directOptionsCache = new Map<string, DirectOptions>();
