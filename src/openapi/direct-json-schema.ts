@@ -13,6 +13,15 @@ import type { ConvertedSchema, SchemaIO, SchemaObject } from "./json-schema";
  * `NeedsZod`, and the caller converts the whole schema with zod instead.
  */
 
+const { globalRegistry: registry, util } = z.core;
+
+/**
+ * Converted nodes that stand on their own (no component, nothing zod converted, nothing a last pass
+ * rewrites), by schema, for OpenAPI 3.1 output, 3.1 input, 3.0 output and 3.0 input: a schema used
+ * in many routes (a shared model) is converted once. The objects are frozen by `toOpenApiSchema`.
+ */
+const sharedNodes = new WeakMap<core.$ZodType, SchemaObject[]>();
+
 /** A node being converted: meeting it again means the schema is recursive. */
 const IN_PROGRESS: SchemaObject = Object.freeze({});
 
@@ -54,6 +63,13 @@ interface State extends DirectOptions {
   readonly fromZod: WeakSet<SchemaObject>;
   /** Metadata held something JSON writes differently (undefined, a date, NaN): finish with a JSON round trip. */
   notJson: boolean;
+  /**
+   * Counts what makes a node's output depend on this conversion (an id, a node zod converted, an
+   * `anyOf` zod's last pass rewrites, non-JSON metadata); a subtree that leaves it unchanged is shared.
+   */
+  taint: number;
+  /** Nodes whose output is shared (their subtree left `taint` unchanged). */
+  readonly clean: Set<core.$ZodType>;
 }
 
 /**
@@ -78,6 +94,8 @@ export function convertDirect(schema: z.ZodType, options: DirectOptions): Conver
     built: [],
     fromZod: new WeakSet(),
     notJson: false,
+    taint: 0,
+    clean: new Set(),
   };
   const root = node(schema, state);
   if (!options.openapi30) for (const json of state.built) compactTypeUnion(json);
@@ -95,10 +113,22 @@ export function convertDirect(schema: z.ZodType, options: DirectOptions): Conver
 function node(schema: core.$ZodType, state: State): SchemaObject {
   const done = state.finals.get(schema);
   if (done === IN_PROGRESS) throw new NeedsZod("recursive schema");
-  if (done) return done;
-  const meta = z.globalRegistry.get(schema) as Record<string, unknown> | undefined;
+  if (done) {
+    if (!state.clean.has(schema)) state.taint++;
+    return done;
+  }
+  const slot = (state.openapi30 ? 2 : 0) + (state.io === "input" ? 1 : 0);
+  const shared = sharedNodes.get(schema)?.[slot];
+  if (shared) {
+    state.finals.set(schema, shared);
+    state.clean.add(schema);
+    return shared;
+  }
+  const taintBefore = state.taint;
+  const meta = registry.get(schema) as Record<string, unknown> | undefined;
   const id = meta?.id;
   if (id !== undefined) {
+    state.taint++;
     if (typeof id !== "string" || id === "" || /^__schema\d+$/.test(id)) throw new NeedsZod("unusual id");
     const other = state.ids.get(id);
     // zod refuses two schemas with one id in one conversion; let it say so.
@@ -109,6 +139,16 @@ function node(schema: core.$ZodType, state: State): SchemaObject {
   }
   state.finals.set(schema, IN_PROGRESS);
   const json = build(schema, meta, state);
+  if (state.taint === taintBefore) {
+    // Nothing in this subtree depends on the conversion it is part of: any later conversion may reuse it.
+    let slots = sharedNodes.get(schema);
+    if (!slots) {
+      slots = [];
+      sharedNodes.set(schema, slots);
+    }
+    slots[slot] = json;
+    state.clean.add(schema);
+  }
   // zod extracts a schema with an id into a component, unless its metadata already makes it a reference.
   if (typeof id !== "string" || meta?.$ref !== undefined || state.fromZod.has(json)) {
     if (typeof id === "string" && !state.fromZod.has(json)) delete state.components[state.componentName(id)];
@@ -250,7 +290,10 @@ function build(schema: core.$ZodType, meta: Record<string, unknown> | undefined,
     }
   }
   state.adjust(schema, own, state.openapi30);
-  if (own.anyOf !== undefined) state.built.push(own);
+  if (own.anyOf !== undefined) {
+    state.built.push(own);
+    state.taint++;
+  }
   return own;
 }
 
@@ -299,13 +342,14 @@ function viaZod(schema: core.$ZodType, state: State): SchemaObject {
       throw new NeedsZod("duplicate id");
     state.components[name] = body as SchemaObject;
   }
-  const id = z.globalRegistry.get(schema)?.id;
+  const id = registry.get(schema)?.id;
   if (typeof id === "string") {
     const body = converted.components[state.componentName(id)];
     if (body) state.bodies.set(schema, body as SchemaObject);
   }
   const json = { ...converted.schema };
   state.fromZod.add(json);
+  state.taint++;
   return json;
 }
 
@@ -366,7 +410,7 @@ function numberOwn(schema: core.$ZodType, own: SchemaObject, state: State): void
   }
   for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
     const bound = own[key];
-    if (typeof bound === "number" && !Number.isFinite(bound)) state.notJson = true;
+    if (typeof bound === "number" && !Number.isFinite(bound)) markNotJson(state);
   }
   if (multipleOf) {
     const divisors = new Set<number>();
@@ -391,7 +435,7 @@ function fileOwn(schema: core.$ZodType, own: SchemaObject): void {
 }
 
 function enumOwn(def: Def, own: SchemaObject): void {
-  const values = z.core.util.getEnumValues(def.entries);
+  const values = util.getEnumValues(def.entries);
   if (values.length === 0) {
     own.not = {};
     return;
@@ -432,7 +476,11 @@ function objectOwn(def: Def, own: SchemaObject, state: State): boolean {
   own.type = "object";
   const properties: SchemaObject = {};
   own.properties = properties;
-  for (const key in shape) assignProp(properties, key, node(shape[key]!, state));
+  for (const key in shape) {
+    const json = node(shape[key]!, state);
+    if (key === "__proto__") assignProp(properties, key, json);
+    else properties[key] = json;
+  }
   const required: string[] = [];
   for (const key of Object.keys(shape)) {
     const field = shape[key]!;
@@ -599,10 +647,10 @@ function aggregateChecks(schema: core.$ZodType): CheckAggregate {
         addDivisor(agg, d.value);
         break;
       case "number_format":
-        formatRange(agg, d.format, z.core.util.NUMBER_FORMAT_RANGES as Record<string, [Bound, Bound]>);
+        formatRange(agg, d.format, util.NUMBER_FORMAT_RANGES as Record<string, [Bound, Bound]>);
         break;
       case "bigint_format":
-        formatRange(agg, d.format, z.core.util.BIGINT_FORMAT_RANGES as Record<string, [Bound, Bound]>);
+        formatRange(agg, d.format, util.BIGINT_FORMAT_RANGES as Record<string, [Bound, Bound]>);
         break;
       case "min_length":
       case "min_size":
@@ -665,22 +713,27 @@ function jsonValue(value: unknown): unknown {
 
 /** Metadata over the node's own keys, as zod's converter assigns it (its values end up as JSON). */
 function assignMeta(own: SchemaObject, meta: Record<string, unknown>, state: State): void {
-  if (Object.getOwnPropertySymbols(meta).length > 0) state.notJson = true;
+  if (Object.getOwnPropertySymbols(meta).length > 0) markNotJson(state);
   for (const key of Object.keys(meta)) {
     let value = meta[key];
     if (typeof value === "object" && value !== null) {
       // A copy: the output is frozen, the user's example must not be.
       const text = JSON.stringify(value);
-      if (text === undefined) state.notJson = true;
+      if (text === undefined) markNotJson(state);
       else value = JSON.parse(text);
     } else if (typeof value === "number") {
-      if (!Number.isFinite(value)) state.notJson = true;
+      if (!Number.isFinite(value)) markNotJson(state);
     } else if (value !== null && typeof value !== "string" && typeof value !== "boolean") {
-      state.notJson = true;
+      markNotJson(state);
     }
     if (key === "__proto__") assignProp(own, key, value);
     else own[key] = value;
   }
+}
+
+function markNotJson(state: State): void {
+  state.notJson = true;
+  state.taint++;
 }
 
 function assignProp(target: SchemaObject, key: PropertyKey, value: unknown): void {

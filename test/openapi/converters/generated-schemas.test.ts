@@ -97,9 +97,13 @@ function leaf(r: Random): z.ZodType {
   ])();
 }
 
+/** Schemas several generated ones share, as models shared by routes are: converted in many contexts. */
+const pool: z.ZodType[] = [];
+
 function schemaOf(r: Random, depth: number): z.ZodType {
   let schema: z.ZodType;
-  if (depth <= 0 || r.chance(0.35)) schema = leaf(r);
+  if (pool.length > 0 && r.chance(0.15)) schema = r.pick(pool);
+  else if (depth <= 0 || r.chance(0.35)) schema = leaf(r);
   else {
     const inner = () => schemaOf(r, depth - 1);
     schema = r.pick([
@@ -157,6 +161,7 @@ function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO, conve
 describe("the direct converter on generated schemas", () => {
   it("writes what zod's converter writes, for 600 schemas in 3.0 and 3.1, as request and as response", () => {
     let compared = 0;
+    for (let seed = 10_001; seed <= 10_040; seed++) pool.push(schemaOf(random(seed), 2));
     for (let seed = 1; seed <= Number(process.env.FUZZ_SEEDS ?? 600); seed++) {
       const schema = schemaOf(random(seed), 3);
       for (const version of ["3", "3.1"] as const) {
