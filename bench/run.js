@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=throughput,document,cold-start,bundle] [-- --frameworks=a,b]`
+// `npm run bench [-- --quick] [-- --only=throughput,document,cold-start,bundle,growth] [-- --frameworks=a,b]`
 // Runs the cases, prints the tables, writes results/latest.{json,md} (quick: results/quick.{json,md})
 // and, after a full run of every case, the results section of README.md.
 import { spawnSync } from "node:child_process";
@@ -10,6 +10,7 @@ import { ensureBuilt } from "./lib/build.js";
 import { runBundle } from "./lib/cases/bundle.js";
 import { runColdStart } from "./lib/cases/cold-start.js";
 import { runDocument } from "./lib/cases/document.js";
+import { runGrowth } from "./lib/cases/growth.js";
 import { runThroughput } from "./lib/cases/throughput.js";
 import { BENCH_DIR, FRAMEWORKS, versions } from "./lib/frameworks.js";
 import { killAll, PINNING } from "./lib/processes.js";
@@ -28,7 +29,7 @@ const SETTINGS = {
     documentRepeatBudgetMs: 3000,
     coldStartRoutes: 50,
     coldStartProcesses: 15,
-    budgetMs: 19 * 60_000,
+    budgetMs: 22 * 60_000,
   },
   quick: {
     connections: 10,
@@ -42,10 +43,10 @@ const SETTINGS = {
     documentRepeatBudgetMs: 1000,
     coldStartRoutes: 50,
     coldStartProcesses: 5,
-    budgetMs: 170_000,
+    budgetMs: 260_000,
   },
 };
-const CASES = ["throughput", "document", "cold-start", "bundle"];
+const CASES = ["throughput", "document", "cold-start", "bundle", "growth"];
 
 const { values: flags } = parseArgs({
   options: { quick: { type: "boolean" }, only: { type: "string" }, frameworks: { type: "string" } },
@@ -76,12 +77,13 @@ async function main() {
   const build = ensureBuilt(log);
   log(`${build}; ${mode} run of ${cases.join(", ")} for ${frameworks.map((f) => f.id).join(", ")}`);
   log(PINNING ? `server on core ${PINNING.server}, load generator on core ${PINNING.load}` : "no core pinning");
-  const context = { frameworks, settings, log };
+  const context = { frameworks, settings, log, mode };
   const outcome = {};
   if (cases.includes("bundle")) outcome.bundle = await runBundle(context);
   if (cases.includes("cold-start")) outcome.coldStart = await runColdStart(context);
   if (cases.includes("document")) outcome.document = await runDocument(context);
   if (cases.includes("throughput")) outcome.throughput = await runThroughput(context);
+  if (cases.includes("growth")) outcome.growth = await runGrowth(context);
 
   const date = new Date().toISOString();
   const load = loadavg().map((n) => n.toFixed(2));

@@ -118,8 +118,16 @@ export class ApiException extends Error {
   /** A `responses` entry documenting this exception, to spread into `schema.responses`. */
   static schema(): ErrorResponseConfig {
     // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
-    const sample = new (this as unknown as new () => ApiException)();
+    // A document asks this for every route: skip the stack trace no one reads, the costly part of `new`.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    let sample: ApiException;
+    try {
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
+      sample = new (this as unknown as new () => ApiException)();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
     return {
       [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },

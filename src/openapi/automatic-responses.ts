@@ -38,12 +38,24 @@ export function frameworkResponses(schema: OpenAPIRouteSchema, enforced: readonl
   const request = schema.request ?? {};
   const declaresInput = Object.values(request).some((part) => part !== undefined);
   return {
-    ...(declaresInput ? InputValidationException.schema() : {}),
+    ...(declaresInput ? builtIn(InputValidationException) : {}),
     ...(enforced.length > 0 ? { "401": unauthorizedResponse(enforced) } : {}),
-    ...(enforced.length > 0 ? ForbiddenException.schema() : {}),
-    ...(request.body ? PayloadTooLargeException.schema() : {}),
-    ...(request.body ? UnsupportedMediaTypeException.schema() : {}),
+    ...(enforced.length > 0 ? builtIn(ForbiddenException) : {}),
+    ...(request.body ? builtIn(PayloadTooLargeException) : {}),
+    ...(request.body ? builtIn(UnsupportedMediaTypeException) : {}),
   };
+}
+
+const builtInResponses = new Map<{ schema(): Responses }, Responses>();
+
+/** A built-in exception's entry, made once: a document asks for it on every route. Read only. */
+function builtIn(exception: { schema(): Responses }): Responses {
+  let responses = builtInResponses.get(exception);
+  if (!responses) {
+    responses = exception.schema();
+    builtInResponses.set(exception, responses);
+  }
+  return responses;
 }
 
 /** The 401 with the `WWW-Authenticate` challenges the route's authenticators send. */

@@ -65,15 +65,31 @@ export class ComponentCollector {
   }
 
   private copy(node: unknown, io: SchemaIO): unknown {
-    if (Array.isArray(node)) return node.map((item) => this.copy(item, io));
-    if (typeof node !== "object" || node === null) return node;
-    const copy: SchemaObject = {};
-    for (const [key, value] of Object.entries(node)) copy[key] = this.copy(value, io);
-    if (io === "input" && typeof copy.$ref === "string" && copy.$ref.startsWith(COMPONENT_REF_PREFIX)) {
-      this.inputRefs.push({ holder: copy, name: copy.$ref.slice(COMPONENT_REF_PREFIX.length) });
-    }
-    return copy;
+    return copyJson(node, io === "input" ? this.inputRefs : null);
   }
+}
+
+/** A mutable copy of a (frozen, shared) schema; with `holders`, its component `$ref`s are listed there. */
+function copyJson(node: unknown, holders: Array<{ holder: SchemaObject; name: string }> | null): unknown {
+  if (typeof node !== "object" || node === null) return node;
+  if (Array.isArray(node)) {
+    const items = new Array(node.length);
+    for (let i = 0; i < node.length; i++) items[i] = copyJson(node[i], holders);
+    return items;
+  }
+  const copy: SchemaObject = {};
+  for (const key in node) {
+    const value = copyJson((node as SchemaObject)[key], holders);
+    // A member named "__proto__" is data, not the copy's prototype.
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value, writable: true, enumerable: true, configurable: true });
+    else copy[key] = value;
+  }
+  const ref = copy.$ref;
+  if (holders && typeof ref === "string" && ref.startsWith(COMPONENT_REF_PREFIX)) {
+    holders.push({ holder: copy, name: ref.slice(COMPONENT_REF_PREFIX.length) });
+  }
+  return copy;
 }
 
 function referencedNames(node: unknown, found: string[] = []): string[] {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type * as core from "zod/v4/core";
 import { fileConstraints } from "../core/zod-introspect";
+import { convertDirect, type DirectOptions, NeedsZod, type ZodConverted } from "./direct-json-schema";
 import type { OpenAPIVersion } from "./types";
 
 /** An OpenAPI Schema Object (plain JSON). */
@@ -21,9 +22,23 @@ export const COMPONENT_REF_PREFIX = "#/components/schemas/";
 
 const cache = new WeakMap<z.ZodType, Map<string, ConvertedSchema>>();
 
+/** Which converter `toOpenApiSchema` uses: the direct one (zod's for what it does not know), or zod's alone. */
+export type SchemaConverter = "direct" | "zod";
+
+let converter: SchemaConverter = "direct";
+
 /**
- * Converts a zod schema to an OpenAPI Schema Object with zod's own `z.toJSONSchema`, once per
- * schema, version and side; the result is frozen and shared, so copy before changing it.
+ * Switches the converter, for tests that check both write the same documents. Internal: not exported
+ * from the package.
+ */
+export function useSchemaConverter(which: SchemaConverter): void {
+  converter = which;
+}
+
+/**
+ * Converts a zod schema to an OpenAPI Schema Object, once per schema, version and side; the result
+ * is frozen and shared, so copy before changing it. Common zod types are converted directly
+ * (direct-json-schema.ts); the result is the one zod's own `z.toJSONSchema` gives, which converts the rest.
  *
  * @example
  * const { schema } = toOpenApiSchema(z.email().optional(), "3.1", "input");
@@ -35,16 +50,50 @@ export function toOpenApiSchema(schema: z.ZodType, version: OpenAPIVersion, io: 
     byKey = new Map();
     cache.set(schema, byKey);
   }
-  const key = `${version}:${io}`;
+  const key = `${converter}:${version}:${io}`;
   let converted = byKey.get(key);
   if (!converted) {
-    converted = deepFreeze(convert(schema, version, io));
+    converted = deepFreeze(
+      converter === "direct" ? convert(schema, version, io) : withoutFlag(convertWithZod(schema, version, io)),
+    );
     byKey.set(key, converted);
   }
   return converted;
 }
 
 function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+  try {
+    return convertDirect(schema, directOptions(version, io));
+  } catch (err) {
+    if (!(err instanceof NeedsZod)) throw err;
+    return withoutFlag(convertWithZod(schema, version, io));
+  }
+}
+
+function withoutFlag({ schema, components }: ZodConverted): ConvertedSchema {
+  return { schema, components };
+}
+
+const directOptionsCache = new Map<string, DirectOptions>();
+
+function directOptions(version: OpenAPIVersion, io: SchemaIO): DirectOptions {
+  const key = `${version}:${io}`;
+  let options = directOptionsCache.get(key);
+  if (!options) {
+    options = {
+      openapi30: version === "3",
+      io,
+      viaZod: (node) => convertWithZod(node, version, io),
+      adjust,
+      componentName,
+      refPrefix: COMPONENT_REF_PREFIX,
+    };
+    directOptionsCache.set(key, options);
+  }
+  return options;
+}
+
+function convertWithZod(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ZodConverted {
   const openapi30 = version === "3";
   const raw = z.toJSONSchema(schema, {
     target: openapi30 ? "openapi-3.0" : "draft-2020-12",
@@ -61,8 +110,11 @@ function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): Conv
   const defsPrefix = openapi30 ? "#/definitions/" : "#/$defs/";
   const refs = new Map<string, string>();
   const components: Record<string, SchemaObject> = {};
+  let recursive = false;
   for (const [key, def] of Object.entries(defs)) {
-    const name = ANONYMOUS_DEF.test(key) ? anonymousName(def) : componentName(key);
+    const anonymous = ANONYMOUS_DEF.test(key);
+    recursive ||= anonymous;
+    const name = anonymous ? anonymousName(def) : componentName(key);
     refs.set(defsPrefix + encodePointer(key), COMPONENT_REF_PREFIX + name);
     components[name] = def;
   }
@@ -72,11 +124,11 @@ function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): Conv
     refs.set("#", COMPONENT_REF_PREFIX + name);
     components[name] = root;
     for (const def of Object.values(components)) rewriteRefs(def, refs);
-    return { schema: { $ref: COMPONENT_REF_PREFIX + name }, components };
+    return { schema: { $ref: COMPONENT_REF_PREFIX + name }, components, recursive: true };
   }
   for (const def of Object.values(components)) rewriteRefs(def, refs);
   rewriteRefs(root, refs);
-  return { schema: root, components };
+  return { schema: root, components, recursive };
 }
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
