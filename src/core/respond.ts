@@ -78,9 +78,16 @@ export function jsonResp(data: unknown, params?: ResponseInit): Response {
   return new Response(response.body, { ...params, status: response.status, headers });
 }
 
+// The init of every 200 JSON answer: one object, never written to (a Response copies what it keeps).
+const JSON_200: ResponseInit = Object.freeze({
+  status: 200,
+  headers: Object.freeze({ "content-type": JSON_CONTENT_TYPE }),
+});
+
 /** A JSON response; bigint values are written as strings rather than failing the request. */
 export function jsonResponse(data: unknown, status: number): Response {
-  return new Response(stringify(data), { status, headers: { "content-type": JSON_CONTENT_TYPE } });
+  const init = status === 200 ? JSON_200 : { status, headers: { "content-type": JSON_CONTENT_TYPE } };
+  return new Response(stringify(data), init);
 }
 
 function stringify(data: unknown): string {
