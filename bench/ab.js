@@ -1,4 +1,4 @@
-// In-process A/B: `app.fetch(new Request(...))` timed for several frameworks in the same process, in
+// In-process A/B: `app.fetch(request)` timed for several frameworks in the same process, in
 // alternating rounds, so a busy machine slows every framework alike and the ratios stay readable.
 //   node ab.js [endpoint=create] [frameworks=baseline,specroute-hono,specroute-itty] [requests=200000] [rounds=5]
 // Prints, per framework, CPU ns per request in each round, and the ratio of its rate to the first
@@ -33,8 +33,8 @@ for (const id of ids.split(",")) {
   apps.push({ id, app: createApp({ store: new TaskStore() }), ns: [] });
 }
 
-// node-server's lightweight Response, as the server installs it; (and Request); a response body is read from its cache, as
-// node-server writes it, rather than through the global Response it would otherwise build.
+// node-server's lightweight Request and Response, installed as the server installs them; a response's body
+// is read from its cache, as node-server writes it, not through the global Response it would otherwise build.
 if (!flags["global-request"]) getRequestListener(() => undefined);
 
 const encoder = new TextEncoder();
@@ -52,14 +52,43 @@ function take(request) {
 
 // Modeled on @hono/node-server's lightweight request (its prototype is Request.prototype, its fields its own).
 const lightPrototype = Object.create(Request.prototype, {
-  method: { get: function () { return this.m; } },
-  url: { get: function () { return this.u; } },
-  headers: { get: function () { return (this.h ??= new Headers(this.hi)); } },
-  bodyUsed: { get: function () { return this[USED] === true; } },
-  body: { get: function () { return null; } },
-  text: { value: function () { return take(this).then((bytes) => decoder.decode(bytes)); } },
-  json: { value: function () { return this.text().then(JSON.parse); } },
-  arrayBuffer: { value: function () { return take(this).then((bytes) => bytes.slice().buffer); } },
+  method: {
+    get: function () {
+      return this.m;
+    },
+  },
+  url: {
+    get: function () {
+      return this.u;
+    },
+  },
+  headers: {
+    get: function () {
+      this.h ??= new Headers(this.hi);
+      return this.h;
+    },
+  },
+  bodyUsed: {
+    get: function () {
+      return this[USED] === true;
+    },
+  },
+  body: { get: () => null },
+  text: {
+    value: function () {
+      return take(this).then((bytes) => decoder.decode(bytes));
+    },
+  },
+  json: {
+    value: function () {
+      return this.text().then(JSON.parse);
+    },
+  },
+  arrayBuffer: {
+    value: function () {
+      return take(this).then((bytes) => bytes.slice().buffer);
+    },
+  },
 });
 
 function lightRequest() {
