@@ -132,10 +132,10 @@ export function checkTargets(outcome) {
       // the URL) itself, so it may lose a little to Hono.
       const least = THROUGHPUT_TARGET[id];
       const measures = [
-        ["rps", `throughput ≥ ${least}× baseline on every endpoint`, "lowest", (r) => r >= least],
+        ["rps", `throughput ≥ ${least.toFixed(2)}× baseline on every endpoint`, "lowest", (r) => r >= least],
         [
           "reqPerCpuSecond",
-          `requests per server CPU-second ≥ ${least}× baseline on every endpoint`,
+          `requests per server CPU-second ≥ ${least.toFixed(2)}× baseline on every endpoint`,
           "lowest",
           (r) => r >= least,
         ],
