@@ -305,7 +305,7 @@ export abstract class RouterBase {
     args: unknown[],
     deliver = this.deliverer(compiled),
   ): Response | Promise<Response> {
-    return runEndpoint(compiled, args, this.inputOf(args, compiled.plan.readsUrlParams), deliver);
+    return runEndpoint(compiled, args, this.inputOf(args, compiled.plan), deliver);
   }
 
   /** How `compiled`'s failures reach the router; made once per handler, not per request. */
@@ -313,9 +313,18 @@ export abstract class RouterBase {
     return (failure, args) => this.deliver(compiled, failure, args);
   }
 
-  /** What validation reads of a call: its Request, URL parameters and, where the router parsed it, the query. */
-  protected inputOf(args: unknown[], readsUrlParams: boolean): RequestInput {
-    return { request: this.getRequest(args), urlParams: readsUrlParams ? this.getUrlParams(args) : undefined };
+  /** What validation reads of a call: its Request and, when the route reads them, what the router parsed. */
+  private inputOf(args: unknown[], plan: RoutePlan): RequestInput {
+    return {
+      request: this.getRequest(args),
+      urlParams: plan.readsUrlParams ? this.getUrlParams(args) : undefined,
+      query: plan.readsQuery ? this.getParsedQuery(args) : undefined,
+    };
+  }
+
+  /** The query string as the router already parsed it (a repeated key as an array); undefined when it does not. */
+  protected getParsedQuery(_args: unknown[]): Record<string, string | string[] | undefined> | undefined {
+    return undefined;
   }
 
   /** Hands a failure to the router its way (see `deliverFailure`), or throws what the app threw. */

@@ -64,6 +64,8 @@ export class RoutePlan {
   readonly parts: readonly PartPlan[];
   /** Whether the route declares path parameters: a route without them never asks the router for its own. */
   readonly readsUrlParams: boolean;
+  /** Whether the route declares a query: a route without one never asks the router for its parsed query. */
+  readonly readsQuery: boolean;
   readonly body: BodyPlan | null;
   private readonly maxBodySize: number;
   /** Who may call the route and what the document says about it, on the router this plan serves. */
@@ -81,6 +83,7 @@ export class RoutePlan {
     this.security = RouteSecurity.of(schema).within(options);
     this.parts = knowingAuthKeys(parts, this.security);
     this.readsUrlParams = parts.some((part) => part.name === "params");
+    this.readsQuery = parts.some((part) => part.name === "query");
   }
 
   /**

@@ -1,7 +1,6 @@
 import type { Failure } from "../../core/pipeline";
 import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
-import type { RequestInput } from "../../core/route-plan";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -82,12 +81,10 @@ export class IttyRouter extends RouterBase {
   }
 
   /** itty-router has parsed the query string into `request.query` already: validation reads that, not the URL again. */
-  protected inputOf(args: unknown[], readsUrlParams: boolean): RequestInput {
-    const input = super.inputOf(args, readsUrlParams);
+  protected getParsedQuery(args: unknown[]): Record<string, string | string[] | undefined> | undefined {
     const { query } = args[0] as IttyRequest;
     // Its own object (null prototype, as itty-router 5 and 6 make it); anything else is parsed from the URL.
-    if (typeof query === "object" && query !== null && Object.getPrototypeOf(query) === null) input.query = query;
-    return input;
+    return typeof query === "object" && query !== null && Object.getPrototypeOf(query) === null ? query : undefined;
   }
 
   getBindings(args: unknown[]): Record<string, unknown> | undefined {
