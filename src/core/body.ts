@@ -11,7 +11,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * then read and dropped, see {@link discardRest}).
  */
 export function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
-  const whole = declaredBody(request, limit);
+  let whole: Promise<ArrayBuffer> | null;
+  try {
+    whole = declaredBody(request, limit);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   return whole ? whole.then((buffer) => checkedBytes(buffer, limit)) : readStream(request, limit);
 }
 
