@@ -109,6 +109,8 @@ async function main() {
     commit: headCommit(),
     settings,
     cases,
+    // Every case and every framework in full: what `npm run bench:record` accepts without --partial.
+    complete: mode === "full" && CASES.every((name) => cases.includes(name)) && !wanted,
     versions: versions(),
     frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.label])),
     baselines,
