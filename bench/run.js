@@ -1,8 +1,8 @@
 // `npm run bench [-- --quick] [-- --only=throughput,document,cold-start,bundle,growth] [-- --frameworks=a,b]`
-// Runs the cases, prints the tables, writes results/latest.{json,md} (quick: results/quick.{json,md})
-// and, after a full run of every case, the results section of README.md.
+// Runs the cases, prints the tables, writes results/latest.{json,md} (quick: results/quick.{json,md}).
+// README.md's recorded run changes only by `npm run bench:record` (record.js), a separate decision.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -12,7 +12,7 @@ import { runColdStart } from "./lib/cases/cold-start.js";
 import { runDocument } from "./lib/cases/document.js";
 import { runGrowth } from "./lib/cases/growth.js";
 import { runThroughput } from "./lib/cases/throughput.js";
-import { BENCH_DIR, FRAMEWORKS, versions } from "./lib/frameworks.js";
+import { BENCH_DIR, FRAMEWORKS, frameworksFor, versions } from "./lib/frameworks.js";
 import { killAll, PINNING } from "./lib/processes.js";
 import { buildRows, checkTargets, renderMarkdown } from "./lib/report.js";
 
@@ -29,7 +29,7 @@ const SETTINGS = {
     documentRepeatBudgetMs: 3000,
     coldStartRoutes: 50,
     coldStartProcesses: 15,
-    budgetMs: 22 * 60_000,
+    budgetMs: 26 * 60_000,
   },
   quick: {
     connections: 10,
@@ -43,7 +43,7 @@ const SETTINGS = {
     documentRepeatBudgetMs: 1000,
     coldStartRoutes: 50,
     coldStartProcesses: 5,
-    budgetMs: 260_000,
+    budgetMs: 290_000,
   },
 };
 const CASES = ["throughput", "document", "cold-start", "bundle", "growth"];
@@ -77,13 +77,13 @@ async function main() {
   const build = ensureBuilt(log);
   log(`${build}; ${mode} run of ${cases.join(", ")} for ${frameworks.map((f) => f.id).join(", ")}`);
   log(PINNING ? `server on core ${PINNING.server}, load generator on core ${PINNING.load}` : "no core pinning");
-  const context = { frameworks, settings, log, mode };
+  const context = (name) => ({ frameworks: frameworksFor(frameworks, name), settings, log, mode });
   const outcome = {};
-  if (cases.includes("bundle")) outcome.bundle = await runBundle(context);
-  if (cases.includes("cold-start")) outcome.coldStart = await runColdStart(context);
-  if (cases.includes("document")) outcome.document = await runDocument(context);
-  if (cases.includes("throughput")) outcome.throughput = await runThroughput(context);
-  if (cases.includes("growth")) outcome.growth = await runGrowth(context);
+  if (cases.includes("bundle")) outcome.bundle = await runBundle(context("bundle"));
+  if (cases.includes("cold-start")) outcome.coldStart = await runColdStart(context("cold-start"));
+  if (cases.includes("document")) outcome.document = await runDocument(context("document"));
+  if (cases.includes("throughput")) outcome.throughput = await runThroughput(context("throughput"));
+  if (cases.includes("growth")) outcome.growth = await runGrowth(context("growth"));
 
   const date = new Date().toISOString();
   const load = loadavg().map((n) => n.toFixed(2));
@@ -111,6 +111,8 @@ async function main() {
     commit: headCommit(),
     settings,
     cases,
+    // Every case and every framework in full: what `npm run bench:record` accepts without --partial.
+    complete: mode === "full" && CASES.every((name) => cases.includes(name)) && !wanted,
     versions: versions(),
     frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.label])),
     baselines,
@@ -121,8 +123,9 @@ async function main() {
   writeFileSync(join(resultsDir, `${name}.md`), `# specroute benchmark results\n\n${markdown}`);
   const raw = { ...json, samples: mapSamples(outcome) };
   writeFileSync(join(resultsDir, "raw", `${date.replaceAll(":", "-")}-${mode}.json`), JSON.stringify(raw));
-  if (mode === "full" && cases.length === CASES.length && !wanted) updateReadme(markdown);
   log(`wrote results/${name}.json and results/${name}.md`);
+  if (mode === "full")
+    log("README.md is unchanged: `npm run bench:record` copies this run into it, when it should be the recorded one");
 }
 
 /** The checked-out commit (read-only); the measured dist/ may include uncommitted changes on top. */
@@ -133,19 +136,6 @@ function headCommit() {
 
 function mapSamples(outcome) {
   return Object.fromEntries(Object.entries(outcome).map(([key, value]) => [key, value.samples ?? value.results]));
-}
-
-/** Replaces the "last full run" section of README.md. */
-function updateReadme(markdown) {
-  const path = join(BENCH_DIR, "README.md");
-  const start = "<!-- last-full-run:start -->";
-  const end = "<!-- last-full-run:end -->";
-  const readme = readFileSync(path, "utf8");
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from === -1 || to === -1) return log("README.md has no last-full-run markers; not updated");
-  writeFileSync(path, `${readme.slice(0, from + start.length)}\n${markdown}\n${readme.slice(to)}`);
-  log("updated README.md with this run");
 }
 
 try {

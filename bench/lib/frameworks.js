@@ -1,5 +1,6 @@
 // The frameworks under test: one app module each under apps/, all exporting
-// createApp({ store }), createWorkerApp() and createGeneratedApp(count).
+// createApp({ store }), createWorkerApp() and createGeneratedApp(count). `cases` limits a framework to
+// some cases (all when absent).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +18,21 @@ export const FRAMEWORKS = [
     document: "/openapi.json",
   },
   { id: "chanfana", label: "chanfana (Hono)", module: "apps/chanfana.js", document: "/openapi.json" },
+  {
+    // The same endpoints with every schema hoisted to module level: only where hoisting changes the work.
+    id: "chanfana-hoisted",
+    label: "chanfana, schemas hoisted",
+    module: "apps/chanfana-hoisted.js",
+    document: "/openapi.json",
+    cases: ["throughput"],
+  },
   { id: "zod-openapi", label: "@hono/zod-openapi", module: "apps/hono-zod-openapi.js", document: "/openapi.json" },
 ];
+
+/** The frameworks of `frameworks` that run in case `name`. */
+export function frameworksFor(frameworks, name) {
+  return frameworks.filter((f) => !f.cases || f.cases.includes(name));
+}
 
 export function framework(id) {
   const found = FRAMEWORKS.find((f) => f.id === id);

@@ -1,4 +1,5 @@
-import { type CompiledRoute, type Failure, runEndpoint } from "../core/pipeline";
+import type { CompiledRoute, Deliver, Failure } from "../core/pipeline";
+import { runEndpoint } from "../core/pipeline";
 import { ResponsePlan } from "../core/respond";
 import {
   fieldSnapshot,
@@ -8,8 +9,9 @@ import {
   perRequestFields,
   type RouteOptions,
   register,
+  requestStateFactory,
 } from "../core/route";
-import { RoutePlan } from "../core/route-plan";
+import { type RequestInput, RoutePlan } from "../core/route-plan";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import type { SecurityLayer } from "../core/security";
 import {
@@ -268,7 +270,7 @@ export abstract class RouterBase {
       schema,
       plan: new RoutePlan(schema, this.options),
       responder: new ResponsePlan(schema, this.options.validateResponse),
-      perRequestFields: perRequestFields(endpoint, constructed),
+      newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
       errorFormat: this.options.errorFormat,
       passthroughErrors: this.options.passthroughErrors,
       method,
@@ -280,8 +282,9 @@ export abstract class RouterBase {
 
   /** The handler serving `compiled`, which a mount can ask for its own version of. */
   private handlerFor(compiled: CompiledRoute): RouterHandler {
+    const deliver = this.deliverer(compiled);
     return remountable(
-      (...args: unknown[]) => this.serve(compiled, args),
+      (...args: unknown[]) => this.serve(compiled, args, deliver),
       (mount) => this.handlerFor(mount.route(compiled)),
     );
   }
@@ -296,13 +299,36 @@ export abstract class RouterBase {
     return schema;
   }
 
-  private async serve(compiled: CompiledRoute, args: unknown[]): Promise<Response> {
-    const outcome = await runEndpoint(compiled, args, {
+  /** Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
+  private serve(
+    compiled: CompiledRoute,
+    args: unknown[],
+    deliver = this.deliverer(compiled),
+  ): Response | Promise<Response> {
+    return runEndpoint(compiled, args, this.inputOf(args, compiled.plan), deliver);
+  }
+
+  /** How `compiled`'s failures reach the router; made once per handler, not per request. */
+  private deliverer(compiled: CompiledRoute): Deliver {
+    return (failure, args) => this.deliver(compiled, failure, args);
+  }
+
+  /** What validation reads of a call: its Request and, when the route reads them, what the router parsed. */
+  private inputOf(args: unknown[], plan: RoutePlan): RequestInput {
+    return {
       request: this.getRequest(args),
-      urlParams: this.getUrlParams(args),
-    });
-    if (outcome.response) return outcome.response;
-    const { failure } = outcome;
+      urlParams: plan.readsUrlParams ? this.getUrlParams(args) : undefined,
+      query: plan.readsQuery ? this.getParsedQuery(args) : undefined,
+    };
+  }
+
+  /** The query string as the router already parsed it (a repeated key as an array); undefined when it does not. */
+  protected getParsedQuery(_args: unknown[]): Record<string, string | string[] | undefined> | undefined {
+    return undefined;
+  }
+
+  /** Hands a failure to the router its way (see `deliverFailure`), or throws what the app threw. */
+  private deliver(compiled: CompiledRoute, failure: Failure, args: unknown[]): Response | Promise<Response> {
     if (this.options.passthroughErrors) throw passedThrough(failure);
     // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana;
     // a thrown non-Error (a string, null) is answered here, as Hono would not hand it to onError at all.

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
-import { decodeUtf8, discardRest, parseJsonBody, readBodyBytes } from "./body";
+import { checkedBytes, declaredBody, decodeUtf8, discardRest, parseJsonBody, readBodyBytes } from "./body";
 import { keepBody, keepMultipart } from "./kept-body";
 import { readMultipart } from "./multipart";
 import { isRequestLike } from "./request-like";
@@ -57,7 +57,7 @@ export interface BodyPlan {
 export type FormValues = Map<string, unknown[]>;
 
 /** What reading a body gave: the media type it matched (null when there was no body) and its value. */
-type ReadBody =
+export type ReadBody =
   | { media: MediaPlan | null; value: unknown; form?: undefined }
   | { media: MediaPlan; value?: undefined; form: FormValues | undefined };
 
@@ -98,13 +98,53 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
 }
 
 /**
- * Reads the body in the declared media type its Content-Type names, within `maxBodySize`. A body of
- * an undeclared type is a 415 naming the accepted ones; without a Content-Type, JSON is assumed when
- * declared. An empty body reads as `undefined`.
+ * Reads the body in the declared media type its Content-Type names, within `maxBodySize`, and hands it
+ * to `onRead`, or what refused it (thrown or rejected) to `onRefused`. A body of an undeclared type is a
+ * 415 naming the accepted ones; without a Content-Type, JSON is assumed when declared. An empty body
+ * reads as `undefined`. A JSON body of declared length takes a single step after the runtime reads it.
  */
-export async function readBody(request: Request, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
-  const contentType = request.headers.get("content-type");
-  const media = selectMedia(plan, contentType);
+export function readBody<T>(
+  request: Request,
+  plan: BodyPlan,
+  maxBodySize: number,
+  onRead: (read: ReadBody) => T | Promise<T>,
+  onRefused: (err: unknown) => T | Promise<T>,
+): Promise<T> {
+  try {
+    const contentType = request.headers.get("content-type");
+    const media = selectMedia(plan, contentType);
+    const whole = media?.kind === "json" && !isRequestLike(request) ? declaredBody(request, maxBodySize) : null;
+    if (whole) {
+      return whole.then((buffer) => {
+        let read: ReadBody;
+        try {
+          read = jsonOf(request, media!, checkedBytes(buffer, maxBodySize), contentType);
+        } catch (err) {
+          return onRefused(err);
+        }
+        return onRead(read);
+      }, onRefused);
+    }
+    return readAnyBody(request, plan, media, contentType, maxBodySize).then(onRead, onRefused);
+  } catch (err) {
+    return Promise.resolve(onRefused(err));
+  }
+}
+
+function jsonOf(request: Request, media: MediaPlan, bytes: Uint8Array | null, contentType: string | null): ReadBody {
+  if (bytes === null) return { media, value: undefined };
+  keepBody(request, bytes, contentType);
+  if (bytes.byteLength === 0) return { media, value: undefined };
+  return { media, value: parseJsonBody(decodeUtf8(bytes)) };
+}
+
+async function readAnyBody(
+  request: Request,
+  plan: BodyPlan,
+  media: MediaPlan | null,
+  contentType: string | null,
+  maxBodySize: number,
+): Promise<ReadBody> {
   if (isRequestLike(request)) return readRequestLike(request, media);
   if (!media) {
     if (!(await isEmpty(request))) {
@@ -119,13 +159,8 @@ export async function readBody(request: Request, plan: BodyPlan, maxBodySize: nu
   switch (media.kind) {
     case null:
       return { media, value: undefined };
-    case "json": {
-      const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null) return { media, value: undefined };
-      keepBody(request, bytes, contentType);
-      if (bytes.byteLength === 0) return { media, value: undefined };
-      return { media, value: parseJsonBody(decodeUtf8(bytes)) };
-    }
+    case "json":
+      return jsonOf(request, media, await readBodyBytes(request, maxBodySize), contentType);
     case "form": {
       const bytes = await readBodyBytes(request, maxBodySize);
       if (bytes === null) return { media, form: undefined };
@@ -175,6 +210,8 @@ async function readRequestLike(request: Request, media: MediaPlan | null): Promi
 /** The declared media type a Content-Type selects, or null. */
 function selectMedia(plan: BodyPlan, contentType: string | null): MediaPlan | null {
   if (contentType === null) return plan.media.find((media) => media.kind === "json") ?? null;
+  // A Content-Type that is already a bare essence ("application/json") needs no parsing.
+  for (const media of plan.media) if (media.essence === contentType) return media;
   const essence = essenceOf(contentType);
   const exact = plan.media.find((media) => media.essence === essence);
   if (exact) return exact;

@@ -10,20 +10,38 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * refused before reading, and a streamed body is refused as soon as it passes the limit (its rest is
  * then read and dropped, see {@link discardRest}).
  */
-export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    const length = Number(declared);
-    if (length > limit) throw bodyTooLarge(limit);
-    // A declared length within the limit is held to by the HTTP layer, so the runtime's own
-    // (often much faster) reader can take the body whole; the size is still checked after.
-    // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
-    if (Number.isSafeInteger(length) && length >= 0) {
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      if (bytes.byteLength > limit) throw bodyTooLarge(limit);
-      return bytes;
-    }
+export function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
+  let whole: Promise<ArrayBuffer> | null;
+  try {
+    whole = declaredBody(request, limit);
+  } catch (err) {
+    return Promise.reject(err);
   }
+  return whole ? whole.then((buffer) => checkedBytes(buffer, limit)) : readStream(request, limit);
+}
+
+/**
+ * The whole body from the runtime's own reader when its length is declared within `limit` (throws the
+ * 413 when it is declared over it); null when no length is declared, and the body must be streamed.
+ */
+export function declaredBody(request: Request, limit: number): Promise<ArrayBuffer> | null {
+  const declared = request.headers.get("content-length");
+  if (declared === null) return null;
+  const length = Number(declared);
+  if (length > limit) throw bodyTooLarge(limit);
+  // A declared length within the limit is held to by the HTTP layer, so the runtime's own
+  // (often much faster) reader can take the body whole; the size is still checked after.
+  // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
+  return Number.isSafeInteger(length) && length >= 0 ? request.arrayBuffer() : null;
+}
+
+/** The bytes of a body read whole, refused when larger than `limit` after all. */
+export function checkedBytes(buffer: ArrayBuffer, limit: number): Uint8Array {
+  if (buffer.byteLength > limit) throw bodyTooLarge(limit);
+  return new Uint8Array(buffer);
+}
+
+async function readStream(request: Request, limit: number): Promise<Uint8Array | null> {
   if (request.body === null) return null;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -9,7 +9,7 @@ const INTEGER = /^[-+]?\d+$/;
 export function coerceScalar(raw: string, kind: ScalarKind): unknown {
   switch (kind) {
     case "number":
-      return DECIMAL.test(raw) ? Number(raw) : raw;
+      return isDigits(raw) || DECIMAL.test(raw) ? Number(raw) : raw;
     case "boolean": {
       const lower = raw.toLowerCase();
       return lower === "true" ? true : lower === "false" ? false : raw;
@@ -23,6 +23,16 @@ export function coerceScalar(raw: string, kind: ScalarKind): unknown {
     default:
       return raw;
   }
+}
+
+/** Whether `raw` is a short run of ASCII digits (the common id or page number), without a regex. */
+function isDigits(raw: string): boolean {
+  if (raw.length === 0 || raw.length > 15) return false;
+  for (let i = 0; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
 
 /** Key/value pairs as `coerceInputs` accepts them: URLSearchParams, Headers, a Map or a plain object. */

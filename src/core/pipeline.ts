@@ -2,8 +2,8 @@ import { type ApiException, ResponseValidationException } from "../errors/except
 import { type ErrorFormat, renderException, toApiException } from "../errors/render";
 import { needsRequestId, requestIdFor } from "../errors/request-id";
 import type { ResponsePlan } from "./respond";
-import { callHandleError, type OpenAPIRoute, type PerRequestField, type RequestState } from "./route";
-import type { RequestInput, RoutePlan } from "./route-plan";
+import { callHandleError, type OpenAPIRoute, type RequestState } from "./route";
+import type { RequestInput, RoutePlan, ValidationResult } from "./route-plan";
 import type { OpenAPIRouteSchema } from "./schema-types";
 
 /** A registered endpoint: its single instance and the plans compiled from its schema. */
@@ -14,8 +14,8 @@ export interface CompiledRoute {
   method: string;
   plan: RoutePlan;
   responder: ResponsePlan;
-  /** The instance's mutable class fields, each copied for every request (worked out at registration). */
-  perRequestFields: readonly PerRequestField[];
+  /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
+  newRequestState: (args: unknown[]) => OpenAPIRoute & RequestState;
   errorFormat: ErrorFormat;
   /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
   passthroughErrors: boolean;
@@ -24,70 +24,143 @@ export interface CompiledRoute {
 }
 
 /** How a request ended when it did not produce a Response normally. */
-export interface Failure {
-  /** The thrown value, as `handleError` left it. */
-  error: unknown;
-  /** The thrown value before `handleError` saw it (what `passthroughErrors` hands to the router). */
-  thrown: unknown;
-  /** The framework exception it maps to. */
-  exception: ApiException;
-  /** That exception rendered. */
-  response: Response;
-  /** Whether the error came from request validation rather than from `handle`. */
-  duringValidation: boolean;
-  /** Set for failures the client is not told about: the id the response names and the log must show. */
-  requestId?: string;
+export class Failure {
+  constructor(
+    /** The thrown value, as `handleError` left it. */
+    readonly error: unknown,
+    /** The thrown value before `handleError` saw it (what `passthroughErrors` hands to the router). */
+    readonly thrown: unknown,
+    /** The framework exception it maps to. */
+    readonly exception: ApiException,
+    /** That exception rendered. */
+    readonly response: Response,
+    /** Whether the error came from request validation rather than from `handle`. */
+    readonly duringValidation: boolean,
+    /** Set for failures the client is not told about: the id the response names and the log must show. */
+    readonly requestId: string | undefined,
+  ) {}
 }
 
-/** What the pipeline gives back to the adapter: a response, or a failure for the adapter to route. */
-type Outcome = { response: Response; failure?: undefined } | { response?: undefined; failure: Failure };
+/** How the adapter answers a failure: the router's way (return a Response, or throw for its error hook). */
+export type Deliver = (failure: Failure, args: unknown[]) => Response | Promise<Response>;
 
 /**
  * Runs one request: a per-request object inheriting from the route's instance, validation, `handle`,
- * and the conversion of its result. Errors are returned, rendered, for the adapter to deliver.
+ * and the conversion of its result; failures are rendered and handed to `deliver`. Synchronous when
+ * validation and `handle` are: a promise is made only where something is awaited, one step per wait.
  */
-export async function runEndpoint(route: CompiledRoute, args: unknown[], input: RequestInput): Promise<Outcome> {
-  const ctx = Object.create(route.endpoint) as OpenAPIRoute & RequestState & Record<string, unknown>;
-  for (const [name, copy] of route.perRequestFields) ctx[name] = copy(ctx[name]);
-  ctx.args = args;
-  let validating = true;
+export function runEndpoint(
+  route: CompiledRoute,
+  args: unknown[],
+  input: RequestInput,
+  deliver: Deliver,
+): Response | Promise<Response> {
+  const ctx = route.newRequestState(args);
+  let validation: ReturnType<RoutePlan["validate"]>;
   try {
-    const { validated, unvalidated, principal } = await route.plan.validate(input, args);
-    ctx.unvalidatedData = unvalidated;
-    ctx.validatedData = validated;
-    ctx.authPrincipal = principal;
-    validating = false;
-    let result = await ctx.handle(...args);
-    if (route.responder.validates) {
-      try {
-        result = await ctx.validateResponse(result);
-      } catch (cause) {
-        // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
-        throw new ResponseValidationException("Response body does not match schema", { cause });
-      }
-    }
-    return { response: route.responder.toResponse(result) };
+    validation = route.plan.validate(input, args);
   } catch (thrown) {
-    let error: unknown = thrown;
-    if (!route.passthroughErrors) {
-      try {
-        error = await callHandleError(ctx, thrown);
-      } catch (rethrown) {
-        error = rethrown;
-      }
-    }
-    if (error instanceof Response) return { response: error };
-    const exception = toApiException(error);
-    const requestId = needsRequestId(exception) ? requestIdFor(input.request) : undefined;
-    return {
-      failure: {
-        error,
-        thrown,
-        exception,
-        response: renderException(exception, route.errorFormat, requestId),
-        duringValidation: validating,
-        requestId,
-      },
-    };
+    return fail(route, ctx, input, thrown, true, deliver);
   }
+  if (validation instanceof Promise) {
+    return validation.then(
+      (result) => handleValidated(route, ctx, input, result, deliver),
+      (thrown) => fail(route, ctx, input, thrown, true, deliver),
+    );
+  }
+  return handleValidated(route, ctx, input, validation, deliver);
+}
+
+type RequestContext = OpenAPIRoute & RequestState;
+
+function handleValidated(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  input: RequestInput,
+  { validated, unvalidated, principal }: ValidationResult,
+  deliver: Deliver,
+): Response | Promise<Response> {
+  ctx.unvalidatedData = unvalidated;
+  ctx.validatedData = validated;
+  ctx.authPrincipal = principal;
+  let result: unknown;
+  try {
+    result = ctx.handle(...ctx.args);
+  } catch (thrown) {
+    return fail(route, ctx, input, thrown, false, deliver);
+  }
+  if (isThenable(result)) {
+    return Promise.resolve(result).then(
+      (value) => respond(route, ctx, input, value, deliver),
+      (thrown) => fail(route, ctx, input, thrown, false, deliver),
+    );
+  }
+  return respond(route, ctx, input, result, deliver);
+}
+
+function respond(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  input: RequestInput,
+  result: unknown,
+  deliver: Deliver,
+  validate = route.responder.validates,
+): Response | Promise<Response> {
+  // With the router's `validateResponse`, the result is checked (and stripped) first.
+  if (validate) return validateAndRespond(route, ctx, input, result, deliver);
+  try {
+    return route.responder.toResponse(result);
+  } catch (thrown) {
+    return fail(route, ctx, input, thrown, false, deliver);
+  }
+}
+
+async function validateAndRespond(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  input: RequestInput,
+  result: unknown,
+  deliver: Deliver,
+): Promise<Response> {
+  let checked: unknown;
+  try {
+    checked = await ctx.validateResponse(result);
+  } catch (cause) {
+    // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
+    const thrown = new ResponseValidationException("Response body does not match schema", { cause });
+    return fail(route, ctx, input, thrown, false, deliver);
+  }
+  return respond(route, ctx, input, checked, deliver, false);
+}
+
+/** `handleError` sees what was thrown; its Response, or the error rendered and delivered, is the answer. */
+async function fail(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  input: RequestInput,
+  thrown: unknown,
+  duringValidation: boolean,
+  deliver: Deliver,
+): Promise<Response> {
+  let error: unknown = thrown;
+  if (!route.passthroughErrors) {
+    try {
+      error = await callHandleError(ctx, thrown);
+    } catch (rethrown) {
+      error = rethrown;
+    }
+  }
+  if (error instanceof Response) return error;
+  const exception = toApiException(error);
+  const requestId = needsRequestId(exception) ? requestIdFor(input.request) : undefined;
+  const response = renderException(exception, route.errorFormat, requestId);
+  return deliver(new Failure(error, thrown, exception, response, duringValidation, requestId), ctx.args);
+}
+
+/** Whether `handle` returned something to wait for (a promise, or any thenable, as `await` would take it). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function")
+  );
 }

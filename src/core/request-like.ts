@@ -8,6 +8,8 @@ const requestLikes = new WeakSet<object>();
  */
 export function requestOf(value: unknown): Request {
   const request = value as Request;
+  // A real Request first, without reading `headers`: on @hono/node-server that read builds the Headers.
+  if (typeof Request !== "undefined" && request instanceof Request) return request;
   // `in`, not a property read: itty-router's Proxy would bind a new function on every read.
   if (typeof request.headers?.get === "function" && "arrayBuffer" in request) return request;
   const like = Object.create(request, { headers: { value: headersOf(request.headers) } }) as Request;

@@ -71,16 +71,34 @@ function isZodSchema(value: unknown): value is z.ZodType {
  * return jsonResp({ id: 1 }, { status: 201 });
  */
 export function jsonResp(data: unknown, params?: ResponseInit): Response {
-  const response = jsonResponse(data, params?.status ?? 200);
-  if (!params) return response;
-  const headers = new Headers(response.headers);
-  for (const [name, value] of new Headers(params.headers)) headers.set(name, value);
-  return new Response(response.body, { ...params, status: response.status, headers });
+  if (params === undefined) return jsonResponse(data, 200);
+  const status = params.status ?? 200;
+  // One Response, built once: its headers a plain record unless the caller's need merging.
+  let headers: HeadersInit = { "content-type": JSON_CONTENT_TYPE };
+  if (params.headers !== undefined) {
+    headers = new Headers(headers);
+    for (const [name, value] of new Headers(params.headers)) headers.set(name, value);
+  }
+  // A spread init is slow to build; it is needed only for members beyond these (statusText, Workers' cf, ...).
+  const init = onlyStatusAndHeaders(params) ? { status, headers } : { ...params, status, headers };
+  return new Response(stringify(data), init);
 }
+
+function onlyStatusAndHeaders(params: ResponseInit): boolean {
+  for (const key in params) if (key !== "status" && key !== "headers") return false;
+  return true;
+}
+
+// The init of every 200 JSON answer: one object, never written to (a Response copies what it keeps).
+const JSON_200: ResponseInit = Object.freeze({
+  status: 200,
+  headers: Object.freeze({ "content-type": JSON_CONTENT_TYPE }),
+});
 
 /** A JSON response; bigint values are written as strings rather than failing the request. */
 export function jsonResponse(data: unknown, status: number): Response {
-  return new Response(stringify(data), { status, headers: { "content-type": JSON_CONTENT_TYPE } });
+  const init = status === 200 ? JSON_200 : { status, headers: { "content-type": JSON_CONTENT_TYPE } };
+  return new Response(stringify(data), init);
 }
 
 function stringify(data: unknown): string {

@@ -194,7 +194,7 @@ export interface Registration {
     getRequest(args: unknown[]): Request;
     getUrlParams(args: unknown[]): Record<string, string | undefined>;
   };
-  serve(args: unknown[]): Promise<Response>;
+  serve(args: unknown[]): Response | Promise<Response>;
 }
 
 // A symbol key keeps the link off the instance's own enumerable fields (and out of per-request copies).
@@ -250,6 +250,28 @@ export function perRequestFields(endpoint: OpenAPIRoute, constructed: ReadonlyMa
     if (copy) fields.push([name, copy]);
   }
   return fields;
+}
+
+/**
+ * Makes a route's per-request objects: each inherits from `endpoint`, holds the request's state and its
+ * own copy of each of `fields`. One constructor per route, so every request's object has the same shape.
+ */
+export function requestStateFactory(
+  endpoint: OpenAPIRoute,
+  fields: readonly PerRequestField[],
+): (args: unknown[]) => OpenAPIRoute & RequestState {
+  const source = endpoint as unknown as Record<string, unknown>;
+  function RequestContext(this: Record<string, unknown>, args: unknown[]) {
+    this.args = args;
+    this.validatedData = undefined;
+    this.unvalidatedData = undefined;
+    this.authPrincipal = undefined;
+    for (const [name, copy] of fields) this[name] = copy(source[name]);
+  }
+  RequestContext.prototype = endpoint;
+  // A constructor (rather than Object.create and assignments) gives the objects one fixed, fast shape.
+  const Constructor = RequestContext as unknown as new (args: unknown[]) => OpenAPIRoute & RequestState;
+  return (args) => new Constructor(args);
 }
 
 function copierOf(value: unknown): ((value: any) => unknown) | null {

@@ -264,6 +264,16 @@ export function runCommonSuite(harness: AdapterHarness): void {
       expect(response.status).toBe(400);
       expect((await json(response)).errors[0]).toMatchObject({ path: ["query", "sneaky"] });
     });
+
+    it("reads repeated, empty and percent-encoded query values alike on every router", async () => {
+      const data = await json(await request("/coerce?tags=&tags=a%20b&tags=&tags=c%26d&color=red&page=&page=3"));
+      expect(data).toMatchObject({ tags: ["a b", "c&d"], color: "red", page: 3 });
+      const encodedKey = await request("/coerce?%74ags=x");
+      expect(await json(encodedKey)).toMatchObject({ tags: ["x"] });
+      const proto = await request("/coerce?__proto__=1");
+      expect(proto.status).toBe(400);
+      expect((await json(proto)).errors[0]).toMatchObject({ path: ["query", "__proto__"] });
+    });
   });
 
   describe(`${harness.name}: schemas with async refinements`, () => {

@@ -24,6 +24,23 @@ class Missing extends OpenAPIRoute {
 }
 
 describe("Hono adapter specifics", () => {
+  it("answers a route whose validation and handle are synchronous with a Response, not a promise", async () => {
+    class Ping extends OpenAPIRoute {
+      schema = { request: { query: z.object({ n: z.number().int() }) }, responses: {} };
+      handle() {
+        return { pong: true };
+      }
+    }
+    const app = new Hono();
+    fromHono(app).get("/ping", Ping);
+    const answer = app.fetch(new Request("http://localhost/ping?n=1"));
+    expect(answer).toBeInstanceOf(Response);
+    expect(await (answer as Response).json()).toEqual({ pong: true });
+    // A refused request still goes through handleError and onError, asynchronously.
+    const refused = await app.fetch(new Request("http://localhost/ping?n=x"));
+    expect(refused.status).toBe(400);
+  });
+
   it("delivers framework errors to onError as HTTPExceptions carrying the formatted response", async () => {
     const app = new Hono();
     const seen: unknown[] = [];

@@ -1,8 +1,8 @@
 // Case 5: how the cost grows with the work. Each row is a fresh process (growth-main.js): route tables of
 // 10 to 5000 routes (registration, heap per route, first document, latency of the last route), POST
 // bodies of 1 KB to 1 MB (throughput, peak RSS) and SQLite list pages of 20 and 100 rows.
-// Writes results/growth.{json,md,svg} (quick: growth-quick.*) and, after a full run, the README's "Growth" section.
-import { readFileSync, writeFileSync } from "node:fs";
+// Writes results/growth.{json,md,svg} (quick: growth-quick.*); `npm run bench:record` copies a full run's into the README.
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR } from "../frameworks.js";
@@ -39,14 +39,12 @@ export async function runGrowth({ mode, log }) {
   };
   const checks = linearity(rows);
   const name = mode === "full" ? "growth" : "growth-quick";
-  const markdown = renderGrowth(rows, meta, checks, `results/${name}.svg`);
   const results = join(BENCH_DIR, "results");
   writeFileSync(join(results, `${name}.json`), `${JSON.stringify({ ...meta, rows, checks }, null, 2)}\n`);
   const page = renderGrowth(rows, meta, checks, `${name}.svg`);
   writeFileSync(join(results, `${name}.md`), `# specroute: cost as the work grows\n\n${page}\n`);
   writeFileSync(join(results, `${name}.svg`), renderSvg(rows));
-  if (mode === "full") updateReadme(markdown);
-  log(`wrote results/${name}.{json,md,svg}${mode === "full" ? " and the README's Growth section" : ""}`);
+  log(`wrote results/${name}.{json,md,svg}`);
   return { results: rows, checks };
 }
 
@@ -207,25 +205,6 @@ export function renderGrowth(rows, meta, checks, image) {
     "",
     ...checks.map((c) => `- ${c.linear ? "✅" : "❌"} ${c.what}: ×${c.factor.toFixed(2)}`),
   ].join("\n");
-}
-
-/** Replaces (or adds, before "Last full run") the README's "Growth" section. */
-function updateReadme(markdown) {
-  const path = join(BENCH_DIR, "README.md");
-  const start = "<!-- growth:start -->";
-  const end = "<!-- growth:end -->";
-  const readme = readFileSync(path, "utf8");
-  const block = `${start}\n${markdown}\n${end}`;
-  if (readme.includes(start)) {
-    writeFileSync(
-      path,
-      readme.slice(0, readme.indexOf(start)) + block + readme.slice(readme.indexOf(end) + end.length),
-    );
-  } else {
-    const at = readme.indexOf("## Last full run");
-    const section = `## Growth\n\n${block}\n\n`;
-    writeFileSync(path, at === -1 ? `${readme}\n${section}` : readme.slice(0, at) + section + readme.slice(at));
-  }
 }
 
 // ---- the chart: three log-log panels, written by hand ----

@@ -9,12 +9,45 @@ import { ENDPOINTS } from "../requests.js";
 import { median } from "../stats.js";
 
 const STARTUP_TIMEOUT_MS = 30_000;
+/** A round this far from the median of a framework's other rounds, with its server at full CPU, drifted. */
+export const DRIFT = 0.15;
 const IPC_TIMEOUT_MS = 10_000;
 
 async function startServer(frameworkId) {
   const child = spawnNode(join(BENCH_DIR, "lib/server-main.js"), [frameworkId], { cpu: PINNING?.server });
   const { port } = await waitForMessage(child, "ready", STARTUP_TIMEOUT_MS);
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** `{ min, max }` of the finite values. */
+function range(values) {
+  const finite = values.filter(Number.isFinite);
+  return finite.length > 0 ? { min: Math.min(...finite), max: Math.max(...finite) } : null;
+}
+
+/**
+ * Marks (and returns) a framework's rounds whose req/s or req/CPU-s lies ≥ DRIFT from the median of its
+ * other rounds although the server had its core (not contended): the server itself, or what shares its
+ * core, changed speed during the run, so that round's ratios, the baseline's above all, cannot be trusted.
+ */
+function flagDrift(rounds, settings) {
+  if (rounds.length < 3) return [];
+  const flagged = [];
+  for (const s of rounds) {
+    if (s.contended) continue;
+    const others = rounds.filter((other) => other !== s && !other.contended);
+    if (others.length < 2) continue;
+    for (const key of ["rps", "reqPerCpuSecond"]) {
+      const typical = median(others.map((other) => other[key]));
+      const off = s[key] / typical - 1;
+      if (Math.abs(off) >= DRIFT && s.serverUtilization >= settings.minServerUtilization) {
+        s.drift = `${key === "rps" ? "req/s" : "req/CPU-s"} ${Math.round(s[key])} is ${Math.abs(100 * off).toFixed(0)}% ${off < 0 ? "below" : "above"} the other rounds' median ${Math.round(typical)}`;
+        flagged.push(s);
+        break;
+      }
+    }
+  }
+  return flagged;
 }
 
 /** One load sample against one server: autocannon numbers plus the server's own CPU time. */
@@ -103,18 +136,36 @@ export async function runThroughput({ frameworks, settings, log }) {
           );
         }
       }
+      const mine = (id) => samples.filter((s) => s.endpoint === endpoint.id && s.framework === id);
+      const baseline = mine("baseline");
       for (const { id } of frameworks) {
-        const mine = samples.filter((s) => s.endpoint === endpoint.id && s.framework === id);
+        const own = mine(id);
+        for (const s of flagDrift(own, settings)) {
+          log(`${endpoint.name} | ${id} | round ${s.round + 1}: ${s.drift} (drift: ratios of this round are suspect)`);
+        }
         results[endpoint.id][id] = {
-          rps: median(mine.map((s) => s.rps)),
-          p99: median(mine.map((s) => s.p99)),
-          reqPerCpuSecond: median(mine.map((s) => s.reqPerCpuSecond)),
+          rps: median(own.map((s) => s.rps)),
+          p99: median(own.map((s) => s.p99)),
+          reqPerCpuSecond: median(own.map((s) => s.reqPerCpuSecond)),
+          // The spread of rounds: each round's figure, and its ratio to the baseline of the same round.
+          spread: {
+            rps: range(own.map((s) => s.rps)),
+            reqPerCpuSecond: range(own.map((s) => s.reqPerCpuSecond)),
+            p99: range(own.map((s) => s.p99)),
+            rpsRatio: range(own.map((s) => s.rps / baseline.find((b) => b.round === s.round)?.rps)),
+            reqPerCpuSecondRatio: range(
+              own.map((s) => s.reqPerCpuSecond / baseline.find((b) => b.round === s.round)?.reqPerCpuSecond),
+            ),
+          },
         };
       }
     }
     const contended = samples.filter((s) => s.contended).length;
+    const drifted = samples.filter((s) => s.drift).length;
     const retries = settings.contentionRetries - retriesLeft;
-    const note = `${contended} of ${samples.length} samples contended (server CPU < ${100 * settings.minServerUtilization}%), ${retries} retaken`;
+    const note =
+      `${contended} of ${samples.length} samples contended (server CPU < ${100 * settings.minServerUtilization}%), ${retries} retaken; ` +
+      `${drifted} drifted (a round ≥ ${100 * DRIFT}% off the framework's other rounds at full server CPU)`;
     log(note);
     return { results, samples, note };
   } finally {

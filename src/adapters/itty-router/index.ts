@@ -25,7 +25,7 @@ interface IttyLike {
 }
 
 /** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
-type IttyRequest = Request & { params?: Record<string, string> };
+type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
 
 type RegisterMethod<R> = (path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => R;
 
@@ -64,11 +64,27 @@ export class IttyRouter extends RouterBase {
 
   /** itty-router leaves path parameters percent-encoded; they are decoded as Hono does (malformed ones kept as sent). */
   getUrlParams(args: unknown[]): Record<string, string | undefined> {
-    const params = (args[0] as IttyRequest).params;
+    const request = args[0] as IttyRequest;
+    const { params } = request;
     if (!params) return {};
-    const decoded: Record<string, string | undefined> = {};
-    for (const [key, value] of Object.entries(params)) decoded[key] = decodeParam(value);
-    return decoded;
+    // Nothing to decode in a URL without a percent sign: the router's own object is read as it is.
+    if (!request.url.includes("%")) return params;
+    let decoded: Record<string, string | undefined> | undefined;
+    for (const key in params) {
+      const value = params[key];
+      if (value === undefined || !value.includes("%")) continue;
+      // Copied only when something needs decoding: validation never writes to the router's own object.
+      decoded ??= { ...params };
+      decoded[key] = decodeParam(value);
+    }
+    return decoded ?? params;
+  }
+
+  /** itty-router has parsed the query string into `request.query` already: validation reads that, not the URL again. */
+  protected getParsedQuery(args: unknown[]): Record<string, string | string[] | undefined> | undefined {
+    const { query } = args[0] as IttyRequest;
+    // Its own object (null prototype, as itty-router 5 and 6 make it); anything else is parsed from the URL.
+    return typeof query === "object" && query !== null && Object.getPrototypeOf(query) === null ? query : undefined;
   }
 
   getBindings(args: unknown[]): Record<string, unknown> | undefined {
