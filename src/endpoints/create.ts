@@ -17,6 +17,9 @@ import { omitFields } from "./schema-helpers";
 export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = false;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "create";
+
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = contentJson(omitFields(meta.fields, this.pathKeys));
     return this.describeEndpoint({ status: "201", description: "Created", request: { body } });

@@ -75,6 +75,9 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
 
   readonly identifiesObject = false;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "list";
+
   /** The four option parameter names in force (never filters). */
   get optionFields(): string[] {
     return [this.pageFieldName, this.perPageFieldName, this.orderByFieldName, this.orderByDirectionFieldName];
