@@ -301,15 +301,17 @@ type Listed<T> = T extends readonly (infer E)[] ? E : never;
 /** Fields named in an option: its literal members when declared with them, else every column. */
 type FieldsIn<T, Columns> = string extends Listed<T> ? keyof Columns & string : Listed<T> & keyof Columns & string;
 
-type ListQuery<I, Meta, Columns = ColumnsOf<Meta>> = {
-  [K in NameOf<PropOf<I, "pageFieldName">, "page"> | NameOf<PropOf<I, "perPageFieldName">, "per_page">]?: number;
-} & {
-  [K in FieldsIn<PropOf<I, "filterFields">, Columns>]?: Exclude<Columns[K], null | undefined>;
-} & OperatorQuery<PropOf<I, "filterOperators">, Columns> & {
-    [K in NameOf<PropOf<I, "searchFieldName">, "search">]?: string;
+type ListQuery<I, Meta, Columns = ColumnsOf<Meta>> = Simplify<
+  {
+    [K in NameOf<PropOf<I, "pageFieldName">, "page"> | NameOf<PropOf<I, "perPageFieldName">, "per_page">]?: number;
   } & {
-    [K in NameOf<PropOf<I, "orderByFieldName">, "order_by">]?: FieldsIn<PropOf<I, "orderByFields">, Columns>;
-  } & { [K in NameOf<PropOf<I, "orderByDirectionFieldName">, "order_by_direction">]?: "asc" | "desc" };
+    [K in FieldsIn<PropOf<I, "filterFields">, Columns>]?: Exclude<Columns[K], null | undefined>;
+  } & OperatorQuery<PropOf<I, "filterOperators">, Columns> & {
+      [K in NameOf<PropOf<I, "searchFieldName">, "search">]?: string;
+    } & {
+      [K in NameOf<PropOf<I, "orderByFieldName">, "order_by">]?: FieldsIn<PropOf<I, "orderByFields">, Columns>;
+    } & { [K in NameOf<PropOf<I, "orderByDirectionFieldName">, "order_by_direction">]?: "asc" | "desc" }
+>;
 
 type PropOf<I, K extends string> = I extends { [P in K]: infer T } ? T : undefined;
 

@@ -180,7 +180,10 @@ export class HonoRouter extends RouterBase {
 export function fromHono<M extends Hono<any, any, any>, F extends ErrorFormat = "envelope", Base extends string = "">(
   app: M,
   options?: RouterOptions & { errorFormat?: F; base?: Base },
-): M extends Hono<infer E, infer S, infer BP> ? HonoOpenAPIRouterType<E, S, MergePath<BP, Base>, F> : never {
+  // Inferring from a Hono subclass instance adds "" to the base path candidates; Hono's own base is never "".
+): M extends Hono<infer E, infer S, infer BP>
+  ? HonoOpenAPIRouterType<E, S, MergePath<Exclude<BP, "">, Base>, F>
+  : never {
   void loadHttpException();
   // Errors always go to Hono's onError (chanfana fixes raiseOnError on for Hono).
   const core = new HonoRouter({ ...options, raiseOnError: true });
