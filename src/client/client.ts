@@ -11,10 +11,6 @@ export interface ClientOptions {
 /** The route map a router type carries: what `createClient<typeof router>` reads. */
 type RoutesOf<R> = R extends { "~routes"?: infer S } ? NonNullable<S> : never;
 
-/** Paths of `S` that have a `method` route. */
-type PathsWith<S, M extends string> = { [P in keyof S & string]: `$${M}` extends keyof S[P] ? P : never }[keyof S &
-  string];
-
 type AnswersAt<S, P, M extends string> = P extends keyof S
   ? `$${M}` extends keyof S[P]
     ? S[P][`$${M}`]
@@ -44,8 +40,14 @@ export type ClientResult<A> = A extends RouteAnswer
     : { ok: false; status: A["status"]; data?: undefined; error: A["output"]; response: Response }
   : never;
 
-type Method<S, M extends string> = <P extends PathsWith<S, M>>(
-  path: P,
+/** Paths of `S` that have a `method` route. */
+type PathsWith<S, M extends string> = { [P in keyof S & string]: `$${M}` extends keyof S[P] ? P : never }[keyof S &
+  string];
+
+// The path is checked on the argument rather than as P's constraint: inferring a type parameter
+// constrained to the paths made the compiler derive every route's types on the first call.
+type Method<S, M extends string> = <P extends string>(
+  path: P extends PathsWith<S, M> ? P : PathsWith<S, M>,
   ...args: CallArgs<InputOf<AnswersAt<S, P, M>, P>>
 ) => Promise<ClientResult<AnswersAt<S, P, M>>>;
 
