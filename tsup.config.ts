@@ -4,7 +4,7 @@ const external = ["zod", "hono", "itty-router"];
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", node: "src/node/index.ts" },
+    entry: { index: "src/index.ts", node: "src/node/index.ts", client: "src/client/index.ts" },
     format: ["esm", "cjs"],
     dts: true,
     clean: true,

@@ -7,6 +7,7 @@ export default defineConfig({
     alias: [
       { find: /^specroute$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
       { find: /^specroute\/node$/, replacement: fileURLToPath(new URL("./src/node/index.ts", import.meta.url)) },
+      { find: /^specroute\/client$/, replacement: fileURLToPath(new URL("./src/client/index.ts", import.meta.url)) },
     ],
   },
   test: {

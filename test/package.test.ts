@@ -86,3 +86,37 @@ export default app;`,
     expect(inputs.filter((file) => file.includes("node_modules/yaml/"))).toEqual([]);
   });
 });
+
+describe("the specroute/client entry", () => {
+  it("is exported and built like the other entries", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.exports["./client"].import).toEqual({ types: "./dist/client.d.ts", default: "./dist/client.js" });
+    expect(pkg.exports["./client"].require).toEqual({ types: "./dist/client.d.cts", default: "./dist/client.cjs" });
+    expect(readFileSync(join(root, "tsup.config.ts"), "utf8")).toContain('client: "src/client/index.ts"');
+  });
+
+  it("bundles for a browser without any server code, zod or a router", async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: {
+        contents: `import { createClient } from "specroute/client";
+export const api = createClient("https://api.example.com");`,
+        resolveDir: root,
+        loader: "ts",
+      },
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      write: false,
+      metafile: true,
+      alias: { "specroute/client": join(root, "src/client/index.ts") },
+    });
+    const output = Object.values(result.metafile.outputs)[0]!;
+    const inputs = Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file);
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.filter((file) => file !== "<stdin>" && !file.startsWith("src/client/"))).toEqual([]);
+  });
+});

@@ -41,25 +41,28 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
     docsAssets: options.docsAssets,
   });
 
-  openapi.get("/projects", ListProjects);
-  openapi.post("/projects", CreateProject);
-  openapi.get("/projects/:id", GetProject);
-  openapi.patch("/projects/:id", UpdateProject);
-  openapi.delete("/projects/:id", DeleteProject);
-
-  const tasks = fromHono(new Hono<{ Bindings: Env }>());
-  tasks.get("/", ListTasks);
-  tasks.post("/", CreateTask);
-  tasks.get("/:id", GetTask);
-  tasks.patch("/:id", UpdateTask);
-  tasks.delete("/:id", DeleteTask);
-  openapi.route("/projects/:projectId/tasks", tasks);
-  openapi.post("/projects/:projectId/attachments", UploadAttachment);
-  openapi.get("/projects/:projectId/attachments", ListAttachments);
-
-  openapi.get("/stats", TaskStats);
-  return { app, openapi };
+  // Chained, so the routes' types reach `typeof openapi` for the typed clients (docs/client.md).
+  const tasks = fromHono(new Hono<{ Bindings: Env }>())
+    .get("/", ListTasks)
+    .post("/", CreateTask)
+    .get("/:id", GetTask)
+    .patch("/:id", UpdateTask)
+    .delete("/:id", DeleteTask);
+  const routes = openapi
+    .get("/projects", ListProjects)
+    .post("/projects", CreateProject)
+    .get("/projects/:id", GetProject)
+    .patch("/projects/:id", UpdateProject)
+    .delete("/projects/:id", DeleteProject)
+    .route("/projects/:projectId/tasks", tasks)
+    .post("/projects/:projectId/attachments", UploadAttachment)
+    .get("/projects/:projectId/attachments", ListAttachments)
+    .get("/stats", TaskStats);
+  return { app, openapi: routes };
 }
+
+/** The example's routes, for `createClient<TasksApi>(...)` and Hono's `hc<TasksApi>(...)`. */
+export type TasksApi = ReturnType<typeof createApp>["openapi"];
 
 /** The app with CDN-hosted docs assets: what Workers serve and what `specroute openapi` reads. */
 export const { app, openapi } = createApp();

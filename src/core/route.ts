@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { CompiledRoute } from "./pipeline";
 import { ResponsePlan } from "./respond";
-import type { OpenAPIRouteSchema, PrincipalOf, UnvalidatedData, ValidatedData } from "./schema-types";
+import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "./schema-types";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
 export interface RouteOptions {
@@ -41,7 +41,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    */
   static readonly configurationFields: readonly string[] = [];
 
-  schema: OpenAPIRouteSchema = {};
+  /** The endpoint's contract; declared with zod's core schema type, so checking a subclass's field stays cheap. */
+  schema: OpenAPIRouteSchema<SchemaType> = {};
   params: RouteOptions;
   /** The arguments the router passed for the current request (e.g. Hono's context). */
   args: HandleArgs = [] as unknown as HandleArgs;
@@ -62,7 +63,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
 
   /** The schema the route is compiled and documented from; override to derive it. Computes and returns, nothing else. */
   getSchema(): OpenAPIRouteSchema {
-    return this.schema;
+    // Every zod v4 schema is a z.ZodType; the field is declared with the core type only for the editor's sake.
+    return this.schema as OpenAPIRouteSchema;
   }
 
   /**

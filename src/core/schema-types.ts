@@ -1,9 +1,16 @@
 import type { z } from "zod";
 import type { Authenticator, AuthOption, SecurityRequirement } from "./auth";
 
-/** One media type of a request or response body. */
-export interface MediaTypeConfig {
-  schema: z.ZodType;
+/**
+ * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
+ * checked against. Checking a schema against it is cheap; against the full `z.ZodType` class it costs
+ * the editor thousands of type instantiations per endpoint class.
+ */
+export type SchemaType = z.core.$ZodType;
+
+/** One media type of a request or response body (`Z`: the schema type, see {@link SchemaType}). */
+export interface MediaTypeConfig<Z = z.ZodType> {
+  schema: Z;
   example?: unknown;
   examples?: Record<string, unknown>;
   /** Per-member encoding of a form body (e.g. a part's `contentType`); file members get one derived. */
@@ -11,37 +18,37 @@ export interface MediaTypeConfig {
 }
 
 /** Bodies keyed by media type, as `contentJson()` produces. */
-export type ContentObject = Partial<Record<string, MediaTypeConfig>>;
+export type ContentObject<Z = z.ZodType> = Partial<Record<string, MediaTypeConfig<Z>>>;
 
 /** `schema.request.body`. */
-export interface RequestBodyConfig {
+export interface RequestBodyConfig<Z = z.ZodType> {
   description?: string;
-  content: ContentObject;
+  content: ContentObject<Z>;
   /** Whether an empty body is rejected; defaults to true unless the schema accepts `undefined`. */
   required?: boolean;
 }
 
 /** `schema.request`: one object schema per request part. */
-export interface RequestSchema {
-  body?: RequestBodyConfig;
-  query?: z.ZodType;
-  params?: z.ZodType;
-  headers?: z.ZodType;
-  cookies?: z.ZodType;
+export interface RequestSchema<Z = z.ZodType> {
+  body?: RequestBodyConfig<Z>;
+  query?: Z;
+  params?: Z;
+  headers?: Z;
+  cookies?: Z;
 }
 
 /** One entry of `schema.responses`. */
-export interface ResponseConfig {
+export interface ResponseConfig<Z = z.ZodType> {
   description: string;
-  headers?: z.ZodType | Record<string, unknown>;
-  content?: ContentObject;
+  headers?: Z | Record<string, unknown>;
+  content?: ContentObject<Z>;
   links?: Record<string, unknown>;
 }
 
 /** The `schema` of an endpoint: request contract, responses and documentation. */
-export interface OpenAPIRouteSchema {
-  request?: RequestSchema;
-  responses?: Record<string, ResponseConfig>;
+export interface OpenAPIRouteSchema<Z = z.ZodType> {
+  request?: RequestSchema<Z>;
+  responses?: Record<string, ResponseConfig<Z>>;
   tags?: string[];
   summary?: string;
   description?: string;
@@ -63,7 +70,8 @@ export interface OpenAPIRouteSchema {
   [extension: `x-${string}`]: unknown;
 }
 
-type Output<T> = T extends z.ZodType ? z.output<T> : undefined;
+// Read off the schema's `_zod` member directly: cheaper for the editor than checking it against a zod class.
+type Output<T> = T extends { _zod: { output: infer O } } ? O : undefined;
 
 type RequestOf<S> = S extends { request?: infer R } ? NonNullable<R> : never;
 

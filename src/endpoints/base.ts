@@ -110,7 +110,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** Derives the schema from the Meta, with the user's own `schema` laid over it; no side effects. */
   override getSchema(): OpenAPIRouteSchema {
     const meta = this.meta;
-    return mergeSchema(this.deriveSchema(meta), this.schema, meta.tags);
+    return mergeSchema(this.deriveSchema(meta), this.schema as OpenAPIRouteSchema, meta.tags);
   }
 
   /**

@@ -20,6 +20,9 @@ import { omitFields, oneOrMany, writableKeys } from "./schema-helpers";
 export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = false;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "create";
+
   /**
    * Also accept an array of objects (`[{…}, {…}]`): every item is validated first (errors name its
    * index, `["body", 3, "email"]`), each passes `before`, `createMany` stores them all or none, each

@@ -99,6 +99,9 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
 
   readonly identifiesObject = false;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "list";
+
   /** The option parameter names in force (never filters): the four of chanfana, and the cursor when offered. */
   get optionFields(): string[] {
     const names = [this.pageFieldName, this.perPageFieldName, this.orderByFieldName, this.orderByDirectionFieldName];

@@ -17,6 +17,9 @@ import type { Filters } from "./types";
 export class ReadEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "read";
+
   deriveSchema(): OpenAPIRouteSchema {
     return this.describeEndpoint({
       status: "200",

@@ -18,6 +18,9 @@ import type { UpdateFilters } from "./types";
 export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
+  /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
+  declare readonly "~crud": "update";
+
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
     return this.describeEndpoint({

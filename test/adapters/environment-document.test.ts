@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { AutoRouter } from "itty-router";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { fromHono, fromIttyRouter, OpenAPIRoute } from "../../src/index";
+import { fromHono, fromIttyRouter, OpenAPIRoute, type OpenAPIRouteClass, type RouterOptions } from "../../src/index";
 
 type Env = Record<string, unknown>;
 
@@ -39,16 +39,22 @@ const servers = ({ env }: { env: Env }) => ({
 
 const isProduction = ({ env }: { env: Env }) => env.ENVIRONMENT === "production";
 
+/** What the suite registers through: the one registration method both wrappers share. */
+type Registers = { get(path: string, ...handlers: Array<OpenAPIRouteClass>): unknown };
+
 /** Both adapters, built the same way: `call(path, env)` answers as the deployed router would. */
-const adapters = {
-  hono: (options: Parameters<typeof fromHono>[1]) => {
+const adapters: Record<
+  string,
+  (options: RouterOptions) => { openapi: Registers; call: (path: string, env: Env) => Promise<Response> }
+> = {
+  hono: (options: RouterOptions) => {
     const openapi = fromHono(new Hono(), options);
     return {
       openapi,
       call: (path: string, env: Env) => openapi.fetch(new Request(`http://x${path}`), env) as Promise<Response>,
     };
   },
-  itty: (options: Parameters<typeof fromIttyRouter>[1]) => {
+  itty: (options: RouterOptions) => {
     const openapi = fromIttyRouter(AutoRouter(), options);
     return {
       openapi,

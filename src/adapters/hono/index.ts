@@ -1,9 +1,11 @@
 import type { Context, Hono, Next } from "hono";
-import type { BlankEnv, BlankSchema, Env, RouterRoute, Schema } from "hono/types";
+import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRoute, Schema } from "hono/types";
+import type { Mounted, WithRoute } from "../../client/route-types";
 import { keepCachedBody } from "../../core/kept-body";
 import type { Failure } from "../../core/pipeline";
 import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
+import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -20,33 +22,63 @@ import {
   remountable,
 } from "../router-base";
 
-/** Route registration as the wrapper offers it: endpoint classes, middleware and plain handlers. */
-type RegisterMethod<R> = (path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => R;
+/** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
+type Handlers = readonly [OpenAPIRouteClass | RouterHandler, ...Array<OpenAPIRouteClass | RouterHandler>];
 
-/** The wrapper `fromHono` returns: the Hono app's own API plus endpoint registration and the document. */
+/**
+ * Registers `method path`; the endpoint class among `handlers` is recorded in the route map `S`
+ * (types only: nothing is computed until a client looks the route up).
+ */
+type RegisterMethod<
+  E extends Env,
+  S extends Schema,
+  BasePath extends string,
+  F extends ErrorFormat,
+  M extends string,
+> = <P extends string, H extends Handlers>(
+  path: P,
+  ...handlers: H
+) => HonoOpenAPIRouterType<E, WithRoute<S, M, MergePath<BasePath, P>, H, F>, BasePath, F>;
+
+/**
+ * The wrapper `fromHono` returns: the Hono app's own API plus endpoint registration and the document.
+ * `S` is the route map registrations build (Hono's route schema shape, so `hc<typeof routes>` is typed);
+ * `F` the error format in force, which types error answers.
+ */
 export type HonoOpenAPIRouterType<
   E extends Env = BlankEnv,
   S extends Schema = BlankSchema,
   BasePath extends string = "/",
+  F extends ErrorFormat = "envelope",
 > = {
-  get: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  head: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  post: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  put: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  patch: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  delete: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  all: RegisterMethod<HonoOpenAPIRouterType<E, S, BasePath>>;
-  on(
-    method: string | string[],
-    path: string,
-    ...handlers: Array<OpenAPIRouteClass | RouterHandler>
-  ): HonoOpenAPIRouterType<E, S, BasePath>;
-  /** Mounts another specroute router (its routes join this document) or a plain Hono app. */
-  route(
-    path: string,
-    app: HonoOpenAPIRouterType<any, any, any> | Hono<any, any, any>,
-  ): HonoOpenAPIRouterType<E, S, BasePath>;
-  basePath(path: string): HonoOpenAPIRouterType<E, S, BasePath>;
+  get: RegisterMethod<E, S, BasePath, F, "get">;
+  head: RegisterMethod<E, S, BasePath, F, "head">;
+  post: RegisterMethod<E, S, BasePath, F, "post">;
+  put: RegisterMethod<E, S, BasePath, F, "put">;
+  patch: RegisterMethod<E, S, BasePath, F, "patch">;
+  delete: RegisterMethod<E, S, BasePath, F, "delete">;
+  /** Registers for every method; undocumented, so not in the route map. */
+  all(path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>): HonoOpenAPIRouterType<E, S, BasePath, F>;
+  on<const M extends string | readonly string[], P extends string, H extends Handlers>(
+    method: M,
+    path: P,
+    ...handlers: H
+  ): HonoOpenAPIRouterType<
+    E,
+    WithRoute<S, Lowercase<M extends readonly (infer One)[] ? One & string : M & string>, MergePath<BasePath, P>, H, F>,
+    BasePath,
+    F
+  >;
+  /** Mounts another specroute router (its routes join this document and this route map) or a plain Hono app. */
+  route<SubPath extends string, Sub extends Schema>(
+    path: SubPath,
+    app: { "~routes"?: Sub; isSpecroute: true },
+  ): HonoOpenAPIRouterType<E, S & Mounted<Sub, MergePath<BasePath, SubPath>>, BasePath, F>;
+  route<SubPath extends string, Sub extends Schema>(
+    path: SubPath,
+    app: Hono<any, Sub, any>,
+  ): HonoOpenAPIRouterType<E, S & MergeSchemaPath<Sub, MergePath<BasePath, SubPath>>, BasePath, F>;
+  basePath<SubPath extends string>(path: SubPath): HonoOpenAPIRouterType<E, S, MergePath<BasePath, SubPath>, F>;
   /** The wrapped Hono app (with the `base` option: the app `basePath(base)` returned, which routes are registered on). */
   original: Hono<E, S, BasePath>;
   options: ResolvedRouterOptions;
@@ -58,10 +90,10 @@ export type HonoOpenAPIRouterType<
   /** Documented routes, in registration order. */
   readonly routeTable: readonly RouteEntry[];
   readonly isSpecroute: true;
-} & Omit<
-  Hono<E, S, BasePath>,
-  "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "on" | "route" | "basePath"
->;
+  /** Type-only: the route map, which `createClient<typeof routes>` reads. Undefined at run time. */
+  readonly "~routes"?: S;
+  // The Hono app type itself (not a copy of its members), so `hc<typeof routes>` accepts the wrapper.
+} & Hono<E, S, BasePath>;
 
 // Loaded when fromHono() is first called, so importing specroute never needs hono installed.
 let httpExceptionModule: Promise<typeof import("hono/http-exception")> | undefined;
@@ -145,10 +177,13 @@ export class HonoRouter extends RouterBase {
  * openapi.get("/tasks/:id", GetTask); // served and documented at /api/tasks/{id}, docs at /api/docs
  * export default app;
  */
-export function fromHono<M extends Hono<any, any, any>>(
+export function fromHono<M extends Hono<any, any, any>, F extends ErrorFormat = "envelope", Base extends string = "">(
   app: M,
-  options?: RouterOptions,
-): M extends Hono<infer E, infer S, infer BP> ? HonoOpenAPIRouterType<E, S, BP> : never {
+  options?: RouterOptions & { errorFormat?: F; base?: Base },
+  // Inferring from a Hono subclass instance adds "" to the base path candidates; Hono's own base is never "".
+): M extends Hono<infer E, infer S, infer BP>
+  ? HonoOpenAPIRouterType<E, S, MergePath<Exclude<BP, "">, Base>, F>
+  : never {
   void loadHttpException();
   // Errors always go to Hono's onError (chanfana fixes raiseOnError on for Hono).
   const core = new HonoRouter({ ...options, raiseOnError: true });

@@ -1,6 +1,8 @@
+import type { Mounted, WithRoute } from "../../client/route-types";
 import type { Failure } from "../../core/pipeline";
 import { requestOf } from "../../core/request-like";
 import type { OpenAPIRouteClass } from "../../core/route";
+import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -27,21 +29,38 @@ interface IttyLike {
 /** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
 type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
 
-type RegisterMethod<R> = (path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => R;
+/** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
+type Handlers = readonly [OpenAPIRouteClass | RouterHandler, ...Array<OpenAPIRouteClass | RouterHandler>];
 
-/** The wrapper `fromIttyRouter` returns: the router's own API plus endpoint registration and the document. */
-export type IttyOpenAPIRouterType<R = IttyLike> = {
-  get: RegisterMethod<IttyOpenAPIRouterType<R>>;
-  head: RegisterMethod<IttyOpenAPIRouterType<R>>;
-  post: RegisterMethod<IttyOpenAPIRouterType<R>>;
-  put: RegisterMethod<IttyOpenAPIRouterType<R>>;
-  patch: RegisterMethod<IttyOpenAPIRouterType<R>>;
-  delete: RegisterMethod<IttyOpenAPIRouterType<R>>;
+/**
+ * Registers `method path`; the endpoint class among `handlers` is recorded in the route map `S`
+ * (types only: nothing is computed until a client looks the route up).
+ */
+type RegisterMethod<R, S, F extends ErrorFormat, M extends string> = <P extends string, H extends Handlers>(
+  path: P,
+  ...handlers: H
+) => IttyOpenAPIRouterType<R, WithRoute<S, M, P, H, F>, F>;
+
+/**
+ * The wrapper `fromIttyRouter` returns: the router's own API plus endpoint registration and the document.
+ * `S` is the route map registrations build (paths as registered, relative to the router's base), which
+ * `createClient<typeof router>` reads; `F` the error format in force, which types error answers.
+ */
+export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = "envelope"> = {
+  get: RegisterMethod<R, S, F, "get">;
+  head: RegisterMethod<R, S, F, "head">;
+  post: RegisterMethod<R, S, F, "post">;
+  put: RegisterMethod<R, S, F, "put">;
+  patch: RegisterMethod<R, S, F, "patch">;
+  delete: RegisterMethod<R, S, F, "delete">;
   /** `all(path, router)` mounts a specroute router (chanfana style, the nested router carries its own `base`). */
-  all: RegisterMethod<IttyOpenAPIRouterType<R>> &
-    ((path: string, router: IttyOpenAPIRouterType<any>) => IttyOpenAPIRouterType<R>);
-  /** Mounts another specroute router's endpoints under `path`. */
-  route(path: string, router: IttyOpenAPIRouterType<any>): IttyOpenAPIRouterType<R>;
+  all: ((path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => IttyOpenAPIRouterType<R, S, F>) &
+    ((path: string, router: IttyOpenAPIRouterType<any, any, any>) => IttyOpenAPIRouterType<R, S, F>);
+  /** Mounts another specroute router's endpoints under `path` (its routes join this route map). */
+  route<Prefix extends string, Sub>(
+    path: Prefix,
+    router: IttyOpenAPIRouterType<any, Sub, any>,
+  ): IttyOpenAPIRouterType<R, S & Mounted<Sub, Prefix>, F>;
   fetch: (request: Request, ...args: any[]) => Promise<any>;
   original: R;
   options: ResolvedRouterOptions;
@@ -51,6 +70,8 @@ export type IttyOpenAPIRouterType<R = IttyLike> = {
   getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
   readonly routeTable: readonly RouteEntry[];
   readonly isSpecroute: true;
+  /** Type-only: the route map, which `createClient<typeof router>` reads. Undefined at run time. */
+  readonly "~routes"?: S;
 } & Omit<R, "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "route" | "fetch">;
 
 /** The router core behind `fromIttyRouter()` wrappers (chanfana's `IttyRouterOpenAPIHandler`); an endpoint's `params.router`. */
@@ -127,7 +148,10 @@ export class IttyRouter extends RouterBase {
  * router.get("/tasks/:id", GetTask);
  * export default { fetch: router.fetch };
  */
-export function fromIttyRouter<R extends IttyLike>(router: R, options?: RouterOptions): IttyOpenAPIRouterType<R> {
+export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "envelope">(
+  router: R,
+  options?: RouterOptions & { errorFormat?: F },
+): IttyOpenAPIRouterType<R, {}, F> {
   // raiseOnError is off whatever is passed, as chanfana strips it: framework errors are answered here.
   const core = new IttyRouter({ ...options, raiseOnError: false });
   core.registerDocsRoutes(router);

@@ -1,0 +1,187 @@
+import type { ClientInput, RequestParts, RouteAnswer, SuccessStatus } from "./route-types";
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** The fetch to send requests with (e.g. `app.request` in tests, or one that adds credentials); default `globalThis.fetch`. */
+  fetch?: (input: Request) => Response | Promise<Response>;
+  /** Headers sent with every request (an API key, a token), or a function returning them per request. */
+  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+}
+
+/** The route map a router type carries: what `createClient<typeof router>` reads. */
+type RoutesOf<R> = R extends { "~routes"?: infer S } ? NonNullable<S> : never;
+
+type AnswersAt<S, P, M extends string> = P extends keyof S
+  ? `$${M}` extends keyof S[P]
+    ? S[P][`$${M}`]
+    : never
+  : never;
+
+/** The input of a call: derived from the endpoint for specroute routes, Hono's own input for routes of a plain Hono app. */
+type InputOf<A, P extends string> = [A] extends [{ "~endpoint"?: [infer I, infer M extends string, any] }]
+  ? ClientInput<RequestParts<I, P, M>>
+  : A extends { input: infer In }
+    ? In
+    : never;
+
+/** The arguments after the path: the input (optional when nothing in it is required) and per-call request options. */
+type CallArgs<In> = {} extends In ? [input?: In, init?: CallInit] : [input: In, init?: CallInit];
+
+/** Per-call request options: extra headers, an abort signal, and the rest of `RequestInit`. */
+export type CallInit = Omit<RequestInit, "method" | "body">;
+
+/**
+ * What a call resolves to, one member per status the route can answer: `data` on a 2xx (and 3xx),
+ * `error` (in the error format in force) otherwise; `response` is the fetch Response, body already read.
+ */
+export type ClientResult<A> = A extends RouteAnswer
+  ? A["status"] extends SuccessStatus | 300 | 301 | 302 | 303 | 304 | 307 | 308
+    ? { ok: true; status: A["status"]; data: A["output"]; error?: undefined; response: Response }
+    : { ok: false; status: A["status"]; data?: undefined; error: A["output"]; response: Response }
+  : never;
+
+/** Paths of `S` that have a `method` route. */
+type PathsWith<S, M extends string> = { [P in keyof S & string]: `$${M}` extends keyof S[P] ? P : never }[keyof S &
+  string];
+
+// The path is checked on the argument rather than as P's constraint: inferring a type parameter
+// constrained to the paths made the compiler derive every route's types on the first call.
+type Method<S, M extends string> = <P extends string>(
+  path: P extends PathsWith<S, M> ? P : PathsWith<S, M>,
+  ...args: CallArgs<InputOf<AnswersAt<S, P, M>, P>>
+) => Promise<ClientResult<AnswersAt<S, P, M>>>;
+
+/**
+ * A typed client of router `R`'s routes: one function per method, taking a path as registered.
+ *
+ * @example
+ * const api: Client<typeof routes> = createClient<typeof routes>("https://api.example.com");
+ */
+export interface Client<R, S = RoutesOf<R>> {
+  get: Method<S, "get">;
+  head: Method<S, "head">;
+  post: Method<S, "post">;
+  put: Method<S, "put">;
+  patch: Method<S, "patch">;
+  delete: Method<S, "delete">;
+}
+
+/** A call's input as the runtime reads it (the types above say which members a route takes). */
+interface AnyInput {
+  param?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  header?: Record<string, unknown>;
+  cookie?: Record<string, unknown>;
+  json?: unknown;
+  form?: Record<string, unknown>;
+  multipart?: Record<string, unknown>;
+}
+
+const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
+
+/**
+ * A typed client for the routes of a specroute router (Hono or itty-router): paths, parameters, query,
+ * headers and bodies typed by the endpoints' schemas, answers typed per status. Nothing of the server
+ * is imported: the router is only a type here.
+ *
+ * @example
+ * import { createClient } from "specroute/client";
+ * import type { TasksApi } from "./app";
+ * const api = createClient<TasksApi>("https://tasks.example.com", { headers: { "x-api-key": key } });
+ * const created = await api.post("/projects", { json: { name: "Launch" } });
+ * if (created.ok) console.log(created.data.result.id);
+ * else console.log(created.error.errors[0]?.message);
+ */
+export function createClient<R>(baseUrl: string, options: ClientOptions = {}): Client<R> {
+  const base = baseUrl.replace(/\/+$/, "");
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  const call = async (method: string, path: string, input: AnyInput = {}, init: CallInit = {}) => {
+    const headers = new Headers(
+      typeof options.headers === "function" ? await options.headers() : (options.headers ?? undefined),
+    );
+    for (const [name, value] of Object.entries(input.header ?? {})) {
+      if (value !== undefined) headers.set(name, String(value));
+    }
+    if (input.cookie) headers.set("cookie", cookieHeader(input.cookie));
+    for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
+    let body: BodyInit | undefined;
+    if (input.json !== undefined) {
+      body = JSON.stringify(input.json);
+      headers.set("content-type", "application/json");
+    } else if (input.form) {
+      body = new URLSearchParams(formEntries(input.form) as Array<[string, string]>);
+    } else if (input.multipart) {
+      const form = new FormData();
+      for (const [name, value] of formEntries(input.multipart)) form.append(name, value);
+      body = form;
+    }
+    const url = base + fillPath(path, input.param) + queryString(input.query);
+    const response = await send(new Request(url, { ...init, method: method.toUpperCase(), headers, body }));
+    const parsed = await readBody(response);
+    return response.ok || (response.status >= 300 && response.status < 400)
+      ? { ok: true, status: response.status, data: parsed, response }
+      : { ok: false, status: response.status, error: parsed, response };
+  };
+  const client: Record<string, unknown> = {};
+  for (const method of METHODS) {
+    client[method] = (path: string, input?: AnyInput, init?: CallInit) => call(method, path, input, init);
+  }
+  return client as unknown as Client<R>;
+}
+
+/** `/projects/:id{[0-9]+}` with `{ id: 7 }` → `/projects/7`; values are percent-encoded, an absent optional one dropped. */
+export function fillPath(path: string, params: Record<string, unknown> = {}): string {
+  return path.replace(
+    /\/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?(\?)?/g,
+    (_segment, name: string, _pattern, optional) => {
+      const value = params[name];
+      if (value === undefined || value === null) {
+        if (optional) return "";
+        throw new TypeError(`Path parameter "${name}" of ${path} is missing`);
+      }
+      return `/${encodeURIComponent(String(value))}`;
+    },
+  );
+}
+
+/** `?a=1&tag=x&tag=y`: arrays as repeated keys, `undefined` members left out; "" when nothing remains. */
+export function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return "";
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== undefined) search.append(name, scalar(one));
+    }
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+function formEntries(values: Record<string, unknown>): Array<[string, string | Blob]> {
+  const entries: Array<[string, string | Blob]> = [];
+  for (const [name, value] of Object.entries(values)) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== undefined) entries.push([name, one instanceof Blob ? one : scalar(one)]);
+    }
+  }
+  return entries;
+}
+
+function scalar(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+function cookieHeader(cookies: Record<string, unknown>): string {
+  return Object.entries(cookies)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${encodeURIComponent(scalar(value))}`)
+    .join("; ");
+}
+
+/** The body as JSON when the response says so, as text otherwise; `null` when there is none. */
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === "") return null;
+  const type = response.headers.get("content-type") ?? "";
+  return /[/+]json\b/i.test(type) ? JSON.parse(text) : text;
+}
