@@ -279,7 +279,7 @@ type CrudRequest<Kind, Meta, User, P extends string, M extends string, I> = {
   body: User extends { body: unknown }
     ? BodyOf<User>
     : Kind extends "create"
-      ? JsonBody<Without<InputOf<FieldsOf<Meta>>, PathKeysOf<P, ColumnsOf<Meta>>>>
+      ? JsonBody<OneOrBulk<I, Without<InputOf<FieldsOf<Meta>>, PathKeysOf<P, ColumnsOf<Meta>>>>>
       : Kind extends "update"
         ? JsonBody<
             M extends "patch"
@@ -291,6 +291,16 @@ type CrudRequest<Kind, Meta, User, P extends string, M extends string, I> = {
 
 type JsonBody<T> = { kind: "json"; value: T; required: true };
 
+/** One object, or (`bulk = true as const`) also an array of them. */
+type OneOrBulk<I, T> = [PropOf<I, "bulk">] extends [true] ? T | T[] : T;
+
+/** Which pagination a list offers, when declared as a literal (`pagination = "cursor" as const`). */
+type PaginationOf<I> = [PropOf<I, "pagination">] extends ["cursor"]
+  ? "cursor"
+  : [PropOf<I, "pagination">] extends ["both"]
+    ? "both"
+    : "page";
+
 /** A name option of a list endpoint: its literal type when declared as one, else the default name. */
 type NameOf<T, Default extends string> = T extends string ? (string extends T ? Default : T) : Default;
 
@@ -301,7 +311,11 @@ type FieldsIn<T, Columns> = string extends Listed<T> ? keyof Columns & string : 
 
 type ListQuery<I, Meta, Columns = ColumnsOf<Meta>> = Simplify<
   {
-    [K in NameOf<PropOf<I, "pageFieldName">, "page"> | NameOf<PropOf<I, "perPageFieldName">, "per_page">]?: number;
+    [K in
+      | (PaginationOf<I> extends "cursor" ? never : NameOf<PropOf<I, "pageFieldName">, "page">)
+      | NameOf<PropOf<I, "perPageFieldName">, "per_page">]?: number;
+  } & {
+    [K in PaginationOf<I> extends "page" ? never : NameOf<PropOf<I, "cursorFieldName">, "cursor">]?: string;
   } & {
     [K in FieldsIn<PropOf<I, "filterFields">, Columns>]?: Exclude<Columns[K], null | undefined>;
   } & OperatorQuery<PropOf<I, "filterOperators">, Columns> & {
@@ -320,11 +334,13 @@ type OperatorKeys<Ops> = {
 type OperatorQuery<Ops, Columns> = string extends keyof Ops ? {} : OperatorMembers<Ops, Columns>;
 
 type OperatorMembers<Ops, Columns> = {
-  [K in OperatorKeys<Ops>]?: K extends `${infer F}__in`
-    ? Exclude<ColumnAt<Columns, F>, null | undefined>[]
-    : K extends `${infer F}__${string}`
-      ? Exclude<ColumnAt<Columns, F>, null | undefined>
-      : never;
+  [K in OperatorKeys<Ops>]?: K extends `${string}__isnull`
+    ? boolean
+    : K extends `${infer F}__in`
+      ? Exclude<ColumnAt<Columns, F>, null | undefined>[]
+      : K extends `${infer F}__${string}`
+        ? Exclude<ColumnAt<Columns, F>, null | undefined>
+        : never;
 };
 
 type ColumnAt<Columns, F extends string> = F extends keyof Columns ? Columns[F] : unknown;
@@ -360,7 +376,7 @@ type JsonMediaKey<C> = keyof C & `${string}json${string}`;
 type SuccessOf<A> = A extends { status: SuccessStatus | 300 | 301 | 302 | 303 | 304 | 307 | 308 } ? A : never;
 
 type SuccessAnswers<I> = I extends { "~crud": infer Kind; _meta: infer Meta }
-  ? UserOverCrud<SuccessOf<Declared<ResponsesOf<I>>>, CrudAnswer<Kind, Meta>>
+  ? UserOverCrud<SuccessOf<Declared<ResponsesOf<I>>>, CrudAnswer<Kind, Meta, I>>
   : [SuccessOf<Declared<ResponsesOf<I>>>] extends [never]
     ? HandleAnswer<I extends { handle: (...args: any) => infer R } ? Awaited<R> : unknown>
     : SuccessOf<Declared<ResponsesOf<I>>>;
@@ -369,21 +385,29 @@ type UserOverCrud<User extends Answer, Derived extends Answer> =
   | User
   | (Derived extends { status: User["status"] } ? never : Derived);
 
-type CrudAnswer<Kind, Meta> = Kind extends "list"
+type CrudAnswer<Kind, Meta, I> = Kind extends "list"
   ? {
       status: 200;
-      output: {
-        success: true;
-        result: SerializedOf<Meta>[];
-        result_info: { count: number; page: number; per_page: number; total_count?: number };
-      };
+      output: { success: true; result: SerializedOf<Meta>[]; result_info: ListInfo<PaginationOf<I>> };
       format: "json";
     }
   : {
       status: Kind extends "create" ? 201 : 200;
-      output: { success: true; result: SerializedOf<Meta> };
+      output: {
+        success: true;
+        result: Kind extends "create" ? OneOrBulk<I, SerializedOf<Meta>> : SerializedOf<Meta>;
+      };
       format: "json";
     };
+
+type Cursors = { next_cursor: string | null; prev_cursor: string | null };
+
+/** `result_info` as each pagination sends it (a page number only on numbered requests). */
+type ListInfo<Pagination> = Pagination extends "cursor"
+  ? Simplify<{ count: number; per_page: number; total_count?: number } & Cursors>
+  : Pagination extends "both"
+    ? Simplify<{ count: number; page?: number; per_page: number; total_count?: number } & Cursors>
+    : { count: number; page: number; per_page: number; total_count?: number };
 
 /** What a `handle` without declared responses answers, from its return type. */
 type HandleAnswer<R> = R extends { _data: infer D; _status: infer N extends number; _format: infer Fmt extends string }

@@ -5,7 +5,7 @@ import { type ClientResult, createClient, type ErrorEnvelope, type ProblemDetail
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { TasksApi } from "../../examples/tasks/app";
-import { contentJson, fromHono, fromIttyRouter, OpenAPIRoute } from "../../src";
+import { CreateEndpoint, contentJson, fromHono, fromIttyRouter, ListEndpoint, OpenAPIRoute } from "../../src";
 
 type Task = {
   projectId: number;
@@ -16,7 +16,15 @@ type Task = {
   due: string | null;
 };
 type Project = { id: number; name: string; description: string | null; created_at: string };
-type ListInfo = { count: number; page: number; per_page: number; total_count?: number };
+// The example's task list offers cursors beside page numbers (`pagination = "both" as const`).
+type ListInfo = {
+  count: number;
+  page?: number;
+  per_page: number;
+  total_count?: number;
+  next_cursor: string | null;
+  prev_cursor: string | null;
+};
 
 const Item = z.object({ id: z.number().int(), label: z.string(), tags: z.array(z.string()) });
 
@@ -68,6 +76,7 @@ describe("createClient on the tasks example (Hono)", () => {
         query?: {
           page?: number;
           per_page?: number;
+          cursor?: string;
           projectId?: number;
           id?: number;
           title?: string;
@@ -227,5 +236,61 @@ describe("routes of hand-written endpoints, on both adapters", () => {
       .toEqualTypeOf<"/guarded">();
     // @ts-expect-error: plain handlers are not in the route map
     api.get("/plain");
+  });
+});
+
+describe("auto endpoints with cursors, __isnull and bulk create", () => {
+  const Note = z.object({ id: z.number().int(), text: z.string(), due: z.iso.date().nullable() });
+  const meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] } };
+  class ListNotes extends ListEndpoint {
+    _meta = meta;
+    pagination = "cursor" as const;
+    filterOperators = { due: ["isnull", "gte"] as ("isnull" | "gte")[] };
+  }
+  class CreateNotes extends CreateEndpoint {
+    _meta = { ...meta, fields: Note.omit({ id: true }) };
+    bulk = true as const;
+  }
+  class CreateNote extends CreateEndpoint {
+    _meta = { ...meta, fields: Note.omit({ id: true }) };
+  }
+  const routes = fromIttyRouter(AutoRouter())
+    .get("/notes", ListNotes)
+    .post("/notes", CreateNotes)
+    .post("/note", CreateNote);
+  const api = createClient<typeof routes>("http://localhost");
+
+  it("takes a cursor and no page number, and answers cursors", async () => {
+    const listed = await api.get("/notes", {
+      query: { cursor: "abc", per_page: 5, due__isnull: true, due__gte: "2027-01-01" },
+    });
+    if (listed.ok) {
+      expectTypeOf(listed.data.result_info).toEqualTypeOf<{
+        count: number;
+        per_page: number;
+        total_count?: number;
+        next_cursor: string | null;
+        prev_cursor: string | null;
+      }>();
+    }
+    // @ts-expect-error: a cursor-only list has no page parameter
+    api.get("/notes", { query: { page: 2 } });
+    // @ts-expect-error: __isnull takes a boolean
+    api.get("/notes", { query: { due__isnull: "yes" } });
+  });
+
+  it("takes one object or an array where bulk is on, and one object elsewhere", async () => {
+    const created = await api.post("/notes", {
+      json: [
+        { text: "a", due: null },
+        { text: "b", due: "2027-01-01" },
+      ],
+    });
+    if (created.ok) {
+      type Stored = { id: number; text: string; due: string | null };
+      expectTypeOf(created.data.result).toEqualTypeOf<Stored | Stored[]>();
+    }
+    // @ts-expect-error: bulk is off here
+    api.post("/note", { json: [{ text: "a", due: null }] });
   });
 });

@@ -98,6 +98,48 @@ describe("createClient over the tasks example", () => {
     expect(!gone.ok && gone.error.success).toBe(false);
   });
 
+  it("pages by cursor and sends If-Match, reading a stale tag's 412 as a typed error", async () => {
+    const api = createClient<TasksApi>(served.origin, { headers: { "x-api-key": KEY } });
+    const project = await api.post("/projects", { json: { name: "Cursors" } });
+    if (!project.ok) throw new Error(`create failed: ${JSON.stringify(project.error)}`);
+    const projectId = project.data.result.id;
+    for (const title of ["one", "two", "three"]) {
+      await api.post("/projects/:projectId/tasks", { param: { projectId }, json: { title } });
+    }
+
+    const titles: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 5; pages++) {
+      const page = await api.get("/projects/:projectId/tasks", {
+        param: { projectId },
+        query: { per_page: 2, cursor },
+      });
+      if (!page.ok) throw new Error(`list failed: ${JSON.stringify(page.error)}`);
+      titles.push(...page.data.result.map((task) => task.title));
+      if (page.data.result_info.next_cursor === null) break;
+      cursor = page.data.result_info.next_cursor;
+    }
+    expect(titles).toEqual(["one", "two", "three"]);
+
+    const read = await api.get("/projects/:projectId/tasks/:id", { param: { projectId, id: 1 } });
+    const etag = read.response.headers.get("etag")!;
+    expect(etag).toMatch(/^"/);
+    const first = await api.patch(
+      "/projects/:projectId/tasks/:id",
+      { param: { projectId, id: 1 }, json: { title: "first" } },
+      { headers: { "if-match": etag } },
+    );
+    expect(first.status).toBe(200);
+    const stale = await api.patch(
+      "/projects/:projectId/tasks/:id",
+      { param: { projectId, id: 1 }, json: { title: "second" } },
+      { headers: { "if-match": etag } },
+    );
+    if (stale.ok) throw new Error("a stale If-Match was accepted");
+    expect(stale.status).toBe(412);
+    expect(stale.error.success).toBe(false);
+  });
+
   it("reads a validation failure as a typed error in the envelope", async () => {
     const api = createClient<TasksApi>(served.origin, { headers: { "x-api-key": KEY } });
     const refused = await api.post("/projects", { json: { name: "" } });
