@@ -37,7 +37,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   static isRoute = true;
   /**
    * Class fields that configure the endpoint rather than hold state (`filterFields`, `_meta`, ...):
-   * read by requests, never written by them, so shared instead of copied per request. Subclasses add theirs.
+   * read by requests, never written by them, so shared instead of copied per request. Each class lists
+   * its own; those of its parent classes count too.
    */
   static readonly configurationFields: readonly string[] = [];
 
@@ -245,11 +246,25 @@ export function fieldSnapshot(endpoint: OpenAPIRoute): ReadonlyMap<string, unkno
  */
 export function perRequestFields(endpoint: OpenAPIRoute, constructed: ReadonlyMap<string, unknown>): PerRequestField[] {
   const fields: PerRequestField[] = [];
-  const configuration = new Set((endpoint.constructor as typeof OpenAPIRoute).configurationFields);
+  const configuration = configurationFieldsOf(endpoint.constructor);
   for (const [name, value] of Object.entries(endpoint)) {
     if (FRAMEWORK_FIELDS.has(name) || configuration.has(name) || constructed.get(name) !== value) continue;
     const copy = copierOf(value);
     if (copy) fields.push([name, copy]);
+  }
+  return fields;
+}
+
+/** The `configurationFields` a class and every class above it declare. */
+function configurationFieldsOf(endpointClass: Function): Set<string> {
+  const fields = new Set<string>();
+  // Each class's own list, so a subclass need not spread its parent's (a spread would keep unused classes in bundles).
+  for (
+    let current: any = endpointClass;
+    current && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
+    if (Object.hasOwn(current, "configurationFields")) for (const name of current.configurationFields) fields.add(name);
   }
   return fields;
 }

@@ -59,7 +59,6 @@ const listings = new WeakMap<object, { order: ListOrder; tag: string }>();
  */
 export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   static override readonly configurationFields: readonly string[] = [
-    ...ModelEndpoint.configurationFields,
     "filterFields",
     "filterOperators",
     "searchFields",

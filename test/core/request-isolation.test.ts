@@ -94,3 +94,30 @@ describe("configuration fields are shared, state fields copied", () => {
     expect(ownFields).toEqual([["visited"], ["visited"]]);
   });
 });
+
+describe("configurationFields: a class lists its own, its parents' count too", () => {
+  const seen: { registry: object; filterFields: object; scratch: object }[] = [];
+  class RegistryList extends ListEndpoint {
+    // Only its own field: ListEndpoint's (filterFields, ...) and ModelEndpoint's (_meta) still count.
+    static override readonly configurationFields = ["registry"];
+    _meta = { model: { tableName: "notes", schema: z.object({ id: z.number().int() }), primaryKeys: ["id"] } };
+    filterFields = ["id"];
+    registry: Record<string, number> = {};
+    scratch: string[] = [];
+    override async list() {
+      seen.push({ registry: this.registry, filterFields: this.filterFields, scratch: this.scratch });
+      return { result: [] };
+    }
+  }
+
+  it("shares the fields listed by the class and by the classes it extends, and copies the rest", async () => {
+    const { router, request } = harnesses[0]!.make();
+    router.get("/notes", RegistryList);
+    expect((await request("/notes")).status).toBe(200);
+    expect((await request("/notes")).status).toBe(200);
+    const [first, second] = seen;
+    expect(second!.registry).toBe(first!.registry);
+    expect(second!.filterFields).toBe(first!.filterFields);
+    expect(second!.scratch).not.toBe(first!.scratch);
+  });
+});

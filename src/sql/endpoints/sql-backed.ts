@@ -94,10 +94,7 @@ function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDri
  */
 export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & SqlBackedClass {
   abstract class SqlBackedEndpoint extends Base {
-    static override readonly configurationFields: readonly string[] = [
-      ...Base.configurationFields,
-      "constraintsMessages",
-    ];
+    static override readonly configurationFields: readonly string[] = ["constraintsMessages"];
 
     /** The database; when unset, the binding named by `dbName`, else the router's `db` option. */
     db?: SqlDriver;
