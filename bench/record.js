@@ -12,7 +12,9 @@ const END = "<!-- last-full-run:end -->";
 
 const { values: flags } = parseArgs({ options: { partial: { type: "boolean" } } });
 const results = join(BENCH_DIR, "results");
-const run = JSON.parse(readFileSync(join(results, "latest.json"), "utf8"));
+// A complete full run writes latest.*; a partial full run (--only, --frameworks) writes partial.*.
+const source = flags.partial ? "partial" : "latest";
+const run = JSON.parse(readFileSync(join(results, `${source}.json`), "utf8"));
 if (run.complete !== true && !flags.partial) {
   const cases = run.cases?.join(", ") ?? "?";
   const frameworks = Object.keys(run.frameworks ?? {}).join(", ");
@@ -34,7 +36,7 @@ function between(text, start, end, markdown) {
   return `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`;
 }
 
-const lastRun = readFileSync(join(results, "latest.md"), "utf8")
+const lastRun = readFileSync(join(results, `${source}.md`), "utf8")
   .replace(/^# .*\n+/, "")
   .trimEnd();
 readme = between(readme, START, END, `${lastRun}\n`);

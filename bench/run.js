@@ -104,7 +104,9 @@ async function main() {
 
   const resultsDir = join(BENCH_DIR, "results");
   mkdirSync(join(resultsDir, "raw"), { recursive: true });
-  const name = mode === "full" ? "latest" : "quick";
+  // Only a complete full run replaces latest.*: a partial run (--only, --frameworks) would hide the last one.
+  const complete = mode === "full" && CASES.every((name) => cases.includes(name)) && !wanted;
+  const name = complete ? "latest" : mode === "full" ? "partial" : "quick";
   const json = {
     ...meta,
     build,
@@ -112,7 +114,7 @@ async function main() {
     settings,
     cases,
     // Every case and every framework in full: what `npm run bench:record` accepts without --partial.
-    complete: mode === "full" && CASES.every((name) => cases.includes(name)) && !wanted,
+    complete,
     versions: versions(),
     frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.label])),
     baselines,
