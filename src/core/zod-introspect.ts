@@ -82,6 +82,27 @@ function literalKind(values: unknown[]): ScalarKind {
   return "string";
 }
 
+/**
+ * Whether a field may hold NULL: nullable or optional at some wrapper level, or of no fixed type (what
+ * SQL keyset pages and cursors both treat as a nullable order column).
+ *
+ * @example
+ * mayBeNull(z.string().nullable()) // true
+ */
+export function mayBeNull(schema: z.ZodType): boolean {
+  let def = defOf(schema);
+  for (let depth = 0; depth < 32; depth++) {
+    if (def.type === "nullable" || def.type === "optional" || def.type === "null") return true;
+    if (def.type === "any" || def.type === "unknown") return true;
+    if (WRAPPERS.has(def.type)) def = defOf(def.innerType);
+    else if (def.type === "lazy") def = defOf(def.getter());
+    else if (def.type === "pipe") def = defOf(def.in);
+    else break;
+  }
+  if (def.type === "union") return (def.options as z.ZodType[]).some((option) => mayBeNull(option));
+  return false;
+}
+
 /** Whether the schema accepts `undefined`: zod marks optional members "optional" and defaulted ones "defaulted". */
 export function acceptsUndefined(schema: z.ZodType): boolean {
   return (schema as any)._zod.optin !== undefined;

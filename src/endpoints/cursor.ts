@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { mayBeNull } from "../core/zod-introspect";
 import { InputValidationException } from "../errors/exceptions";
 import type { ResolvedMeta } from "./meta";
 import { bareField } from "./schema-helpers";
@@ -14,7 +15,6 @@ export interface ListOrder {
 }
 
 const VERSION = 1;
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly"]);
 const NOT_ORDERABLE = new Set(["object", "array", "record", "tuple", "map", "set", "file"]);
 
 /** Checks one decoded key value against its field, as a filter value on that field is checked. */
@@ -48,7 +48,7 @@ export class CursorCodec {
         throw new Error(`Cursor pagination cannot order on "${name}": its values are not comparable scalars`);
       }
       const isKey = meta.model.primaryKeys.includes(name);
-      fields.set(name, { name, value, nullable: !isKey && acceptsNull(schema) });
+      fields.set(name, { name, value, nullable: !isKey && mayBeNull(schema) });
     }
     this.#fields = fields;
     this.#primaryKeys = [...meta.model.primaryKeys];
@@ -212,14 +212,4 @@ function fromBase64Url(text: string): string {
 
 function defType(schema: z.ZodType): string {
   return (schema as any)._zod.def.type;
-}
-
-/** Whether a field may hold NULL: nullable or optional at some wrapper level. */
-function acceptsNull(schema: z.ZodType): boolean {
-  let current: any = schema;
-  for (let depth = 0; depth < 32 && WRAPPERS.has(current._zod.def.type); depth++) {
-    if (current._zod.def.type === "nullable" || current._zod.def.type === "optional") return true;
-    current = current._zod.def.innerType;
-  }
-  return false;
 }

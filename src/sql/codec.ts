@@ -58,26 +58,6 @@ export function columnKind(schema: z.ZodType): ColumnKind {
   return "unknown";
 }
 
-/**
- * Whether a field may be stored as NULL: nullable or optional at some wrapper level, or of no fixed type.
- *
- * @example
- * mayBeNull(z.string().nullable()) // true
- */
-export function mayBeNull(schema: z.ZodType): boolean {
-  let def = defOf(schema);
-  for (let depth = 0; depth < 32; depth++) {
-    if (def.type === "nullable" || def.type === "optional" || def.type === "null") return true;
-    if (def.type === "any" || def.type === "unknown") return true;
-    if (WRAPPERS.has(def.type)) def = defOf(def.innerType);
-    else if (def.type === "lazy") def = defOf(def.getter());
-    else if (def.type === "pipe") def = defOf(def.in);
-    else break;
-  }
-  if (def.type === "union") return (def.options as z.ZodType[]).some((option) => mayBeNull(option));
-  return false;
-}
-
 function isPlainJson(value: unknown): boolean {
   if (Array.isArray(value)) return true;
   if (typeof value !== "object" || value === null) return false;

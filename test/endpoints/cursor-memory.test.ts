@@ -102,3 +102,32 @@ describe("cursor pagination configuration", () => {
     expect(() => router.get("/pages-by-tags", PagesByTags)).not.toThrow();
   });
 });
+
+describe("cursor pagination over a column a union makes nullable", () => {
+  // `z.union([z.string(), z.null()])` may hold NULL as `.nullable()` does: the cursor of a row holding it must come back.
+  const Row = z.object({ id: z.number().int(), label: z.union([z.string(), z.null()]) });
+  const rows = [
+    { id: 1, label: null },
+    { id: 2, label: "a" },
+  ];
+  class ByLabel extends ListEndpoint {
+    _meta = { model: { tableName: "labels", schema: Row, primaryKeys: ["id"] } };
+    pagination = "cursor" as const;
+    orderByFields = ["label"];
+    override async list(filters: ListFilters) {
+      // NULL first, as on every engine; a page of one, so the first page's cursor names the NULL row.
+      const after = filters.options.cursor ? rows.slice(1) : rows;
+      return { result: after.slice(0, 1), hasMore: after.length > 1 };
+    }
+  }
+
+  it("takes back the cursor it gave for a row whose order value is NULL", async () => {
+    const { router, request } = honoHarness.make();
+    router.get("/labels", ByLabel);
+    const first = await (await request("/labels?per_page=1")).json();
+    expect(first.result).toEqual([{ id: 1, label: null }]);
+    const next = await request(`/labels?per_page=1&cursor=${first.result_info.next_cursor}`);
+    expect(next.status).toBe(200);
+    expect((await next.json()).result).toEqual([{ id: 2, label: "a" }]);
+  });
+});
