@@ -3,7 +3,7 @@ import { contentJson } from "../core/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
-import { omitFields, oneOrMany, writableKeys } from "./schema-helpers";
+import { omitFields, writableKeys } from "./schema-helpers";
 
 /**
  * POST a new object: `before(data) → create(data) → after(data)`, answered 201 `{ success, result }`.
@@ -58,7 +58,8 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return this.describeEndpoint({
       status: "201",
       description: "Created: the object, or the objects in the order sent",
-      request: { body: contentJson(oneOrMany(item, many)) },
+      // An array goes to `many`, an object to `item`: a failure names the field inside the item (see issuesToException).
+      request: { body: contentJson(z.xor([item, many])) },
       result: z.xor([stored, z.array(stored)]),
       conditional,
     });

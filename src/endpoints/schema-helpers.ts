@@ -101,20 +101,3 @@ export function mergeSchema(
   if (tags) merged.tags = tags;
   return merged;
 }
-
-/**
- * One `item` or an array (`many`) of them, documented as `oneOf`. The value's shape says which one
- * applies, so it is parsed with that member alone: its errors keep their paths (`[3, "email"]`)
- * where a plain zod union would report one pathless "Invalid input".
- *
- * @example
- * oneOrMany(Task, z.array(Task).min(1).max(100)).safeParse([{ title: "" }]) // issue at [0, "title"]
- */
-export function oneOrMany(item: z.ZodType, many: z.ZodType): z.ZodType {
-  const schema = z.xor([item, many]);
-  // The union's own parse tries both members; a schema without checks runs `parse` as `run`.
-  const internals = (schema as any)._zod;
-  internals.parse = internals.run = (payload: { value: unknown }, ctx: unknown) =>
-    (Array.isArray(payload.value) ? (many as any) : (item as any))._zod.run(payload, ctx);
-  return schema;
-}

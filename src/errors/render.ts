@@ -16,8 +16,29 @@ const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
 
 /** Turns zod issues into one validation exception per issue, paths prefixed by the request part. */
 export function issuesToException(issues: readonly $ZodIssue[], prefix: Array<string | number> = []): ApiException {
-  const errors = issues.map((issue) => new InputValidationException(issue.message, [...prefix, ...issuePath(issue)]));
+  const errors: InputValidationException[] = [];
+  const collect = (list: readonly $ZodIssue[], at: Array<string | number>) => {
+    for (const issue of list) {
+      const path = [...at, ...issuePath(issue)];
+      const chosen = issue.code === "invalid_union" ? memberOfItsType(issue.errors) : undefined;
+      if (chosen) collect(chosen, path);
+      else errors.push(new InputValidationException(issue.message, path));
+    }
+  };
+  collect(issues, prefix);
   return errors.length === 1 ? errors[0]! : new MultiException(errors);
+}
+
+/**
+ * The issues of the one union member whose type the value has (an array sent to `Item | Item[]`), so a
+ * failure names the field inside it rather than a pathless "Invalid input"; none when no member, or
+ * several, took the value's type.
+ */
+function memberOfItsType(members: readonly (readonly $ZodIssue[])[] | undefined): readonly $ZodIssue[] | undefined {
+  const ofItsType = (members ?? []).filter(
+    (member) => member.length > 0 && !member.some((issue) => issue.code === "invalid_type" && issue.path.length === 0),
+  );
+  return ofItsType.length === 1 ? ofItsType[0] : undefined;
 }
 
 function issuePath(issue: $ZodIssue): Array<string | number> {

@@ -230,3 +230,54 @@ describe("exception values and documentation", () => {
     expect(itemKeys(FieldException.schema(), "409")).toEqual(["code", "message", "path"]);
   });
 });
+
+describe("a union's failure names the field inside the member the value's type chose", () => {
+  class SetLabel extends OpenAPIRoute {
+    schema = {
+      request: {
+        body: {
+          content: {
+            "application/json": {
+              // A label is a name, or an object with a name and a colour.
+              schema: z.object({
+                label: z.union([
+                  z.string().min(1),
+                  z.object({ name: z.string().min(1), color: z.enum(["red", "blue"]) }),
+                ]),
+              }),
+            },
+          },
+        },
+      },
+      responses: {},
+    };
+    async handle() {
+      return { ok: true };
+    }
+  }
+
+  async function errorsFor(body: unknown) {
+    const { router, request } = harnesses[0]!.make();
+    router.post("/labels", SetLabel);
+    const response = await request("/labels", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(400);
+    return ((await response.json()) as { errors: { message: string; path: unknown[] }[] }).errors;
+  }
+
+  it("reports the object member's own issues for an object", async () => {
+    const errors = await errorsFor({ label: { name: "", color: "green" } });
+    expect(errors.map((error) => error.path)).toEqual([
+      ["body", "label", "name"],
+      ["body", "label", "color"],
+    ]);
+  });
+
+  it("keeps zod's one union issue when the value has no member's type", async () => {
+    const errors = await errorsFor({ label: 7 });
+    expect(errors).toEqual([expect.objectContaining({ message: "Invalid input", path: ["body", "label"] })]);
+  });
+});
