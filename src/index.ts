@@ -18,22 +18,8 @@ export type {
   RouterOptions,
 } from "./adapters/options";
 export { validateBasePath } from "./adapters/options";
-export { type RouteEntry, RouterBase as OpenAPIHandler } from "./adapters/router-base";
-export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./adapters/router-types";
-export type { AuthContext, Authenticator, AuthOption, SecurityRequirement, SecuritySchemeObject } from "./core/auth";
-export {
-  type ApiKeyAuthOptions,
-  apiKeyAuth,
-  type BasicAuthOptions,
-  type BasicCredentials,
-  type BearerAuthOptions,
-  basicAuth,
-  bearerAuth,
-  type Verify,
-} from "./core/auth-schemes";
-export { coerceInputs, type InputEntries } from "./core/coerce";
-export { contentForm, contentJson, contentMultipart } from "./core/content";
-export { type FileFieldOptions, fileField } from "./core/file-field";
+export { RouterCore as OpenAPIHandler } from "./adapters/router-core";
+export type { RouteEntry } from "./adapters/served-route";
 export {
   Arr,
   Bool,
@@ -57,9 +43,14 @@ export {
   Regex,
   Str,
   Uuid,
-} from "./core/legacy-parameters";
-export { jsonResp } from "./core/respond";
-export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route";
+} from "./chanfana/legacy-parameters";
+export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./chanfana/router-types";
+export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
+export { coerceInputs, type InputEntries } from "./core/request/coerce";
+export { contentForm, contentJson, contentMultipart } from "./core/request/content";
+export { type FileFieldOptions, fileField } from "./core/request/file-field";
+export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route/open-api-route";
+export { jsonResp } from "./core/route/respond";
 export type {
   AnyZodObject,
   ContentObject,
@@ -77,7 +68,23 @@ export type {
   ZodMediaType,
   ZodRequestBody,
 } from "./core/schema-types";
-export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./core/type-utils";
+export type {
+  AuthContext,
+  Authenticator,
+  AuthOption,
+  SecurityRequirement,
+  SecuritySchemeObject,
+} from "./core/security/auth";
+export {
+  type ApiKeyAuthOptions,
+  apiKeyAuth,
+  type BasicAuthOptions,
+  type BasicCredentials,
+  type BearerAuthOptions,
+  basicAuth,
+  bearerAuth,
+  type Verify,
+} from "./core/security/auth-schemes";
 export { type DocsAssetFile, getReDocUI, getSwaggerUI } from "./docs-ui";
 export {
   CreateEndpoint,

@@ -14,10 +14,14 @@ export interface TestApp {
   /** Errors that reached the router's own error handler (Hono's onError, itty-router's catch). */
   caught: unknown[];
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** Hands a Request to the app as a server would, with the server's environment. */
+  serveWith(request: Request, env: unknown): Promise<Response | undefined> | Response;
 }
 
 export interface AdapterHarness {
   name: "hono" | "itty-router";
+  /** How requests reach the app: handed to it in-process, or over HTTP on 127.0.0.1. */
+  transport?: "http";
   make(options?: RouterOptions): TestApp;
   /** A router of the same kind to mount inside another with `route(prefix, nested)`. */
   nested(options?: RouterOptions): any;
@@ -34,7 +38,12 @@ export const honoHarness: AdapterHarness = {
       return err instanceof HTTPException ? err.getResponse() : c.text("router 500", 500);
     });
     const router = fromHono(app, options);
-    return { router, caught, request: async (path, init) => app.request(path, init) };
+    return {
+      router,
+      caught,
+      request: async (path, init) => app.request(path, init),
+      serveWith: (request, env) => app.fetch(request, env as any),
+    };
   },
   nested: (options) => fromHono(new Hono(), options),
 };
@@ -50,18 +59,55 @@ export const ittyHarness: AdapterHarness = {
       },
     });
     const router = fromIttyRouter(itty, options);
+    const serveWith = async (request: Request, env: unknown) =>
+      ((await itty.fetch(request, env)) as Response | undefined) ?? new Response("no route", { status: 404 });
     return {
       router,
       caught,
-      request: async (path, init) =>
-        ((await itty.fetch(new Request(`http://localhost${path}`, init))) as Response | undefined) ??
-        new Response("no route", { status: 404 }),
+      request: async (path, init) => serveWith(new Request(`http://localhost${path}`, init), undefined),
+      serveWith,
     };
   },
   nested: (options) => fromIttyRouter(Router(), options),
 };
 
 export const harnesses = [honoHarness, ittyHarness];
+
+/** The servers the HTTP harnesses started; `closeHttpHarnesses()` stops them. */
+const started: Array<Promise<{ origin: string; close(): Promise<void> }>> = [];
+
+/**
+ * The same adapter served over real HTTP on 127.0.0.1 by @hono/node-server, which hands the app the
+ * Node request in its environment: what specroute then reads headers and bodies from.
+ */
+function overHttp(harness: AdapterHarness): AdapterHarness {
+  return {
+    ...harness,
+    transport: "http",
+    make(options) {
+      const inProcess = harness.make(options);
+      let server: Promise<{ origin: string; close(): Promise<void> }> | undefined;
+      const serveApp = () => {
+        server ??= listenOnLoopback(
+          (request, env) => inProcess.serveWith(request, env) as Response | Promise<Response>,
+        );
+        if (!started.includes(server)) started.push(server);
+        return server;
+      };
+      return {
+        ...inProcess,
+        request: async (path, init) => fetch(`${(await serveApp()).origin}${path}`, init),
+      };
+    },
+  };
+}
+
+export const httpHarnesses = [overHttp(honoHarness), overHttp(ittyHarness)];
+
+/** Stops every server the HTTP harnesses started. */
+export async function closeHttpHarnesses(): Promise<void> {
+  for (const server of started.splice(0)) await (await server).close();
+}
 
 /** JSON request init for a body. */
 export function jsonBody(body: unknown, init: RequestInit = {}): RequestInit {
@@ -96,7 +142,7 @@ export function captureConsoleErrors(): unknown[][] {
 
 /** A real HTTP server on 127.0.0.1 (an ephemeral port) in front of `fetch`, as @hono/node-server serves apps. */
 export function listenOnLoopback(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env: any) => Response | Promise<Response>,
 ): Promise<{ origin: string; close(): Promise<void> }> {
   return new Promise((resolve) => {
     const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>

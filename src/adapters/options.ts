@@ -1,7 +1,10 @@
-import type { AuthOption, SecurityRequirement } from "../core/auth";
+import type { DocumentContext, EnvPredicate } from "../core/schema-types";
+import type { AuthOption, SecurityRequirement } from "../core/security/auth";
 import type { DocsAssetFile } from "../docs-ui";
 import type { ErrorFormat } from "../errors/render";
 import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
+
+export type { DocumentContext, EnvPredicate };
 
 /**
  * Where the docs pages load Swagger UI, ReDoc and Scalar from: a CDN (default), or the app itself,
@@ -10,22 +13,6 @@ import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
 export type DocsAssetsOption =
   | { kind: "cdn" }
   | { kind: "self-hosted"; baseUrl: string; load(asset: DocsAssetFile): Promise<Uint8Array | string | null> };
-
-/**
- * What a document built for one request sees: the deployment's bindings, the request, and the handler
- * arguments as the router passed them (Hono: `[c]`; itty-router: `[request, env, ctx]`).
- *
- * @example
- * fromHono(app, { schema: ({ env }) => ({ servers: [{ url: String(env.PUBLIC_URL) }] }) });
- */
-export interface DocumentContext {
-  env: Record<string, unknown>;
-  request?: Request;
-  args: readonly unknown[];
-}
-
-/** A yes/no decided by the environment, e.g. `({ env }) => env.ENVIRONMENT === "production"`. */
-export type EnvPredicate = (ctx: DocumentContext) => boolean;
 
 /** Options of `fromHono` / `fromIttyRouter`, as chanfana 3 has them plus specroute's own. */
 export interface RouterOptions {

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type * as TS from "typescript";
-import { LEGACY_HOSTNAME_PATTERN } from "../core/legacy-parameters";
+import { LEGACY_HOSTNAME_PATTERN } from "../chanfana/legacy-parameters";
 import { CliError } from "./errors";
 import { unifiedDiff } from "./line-diff";
 

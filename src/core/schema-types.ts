@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Authenticator, AuthOption, SecurityRequirement } from "./auth";
+import type { Authenticator, AuthOption, SecurityRequirement } from "./security/auth";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
@@ -7,6 +7,22 @@ import type { Authenticator, AuthOption, SecurityRequirement } from "./auth";
  * the editor thousands of type instantiations per endpoint class.
  */
 export type SchemaType = z.core.$ZodType;
+
+/**
+ * What a document built for one request sees: the deployment's bindings, the request, and the handler
+ * arguments as the router passed them (Hono: `[c]`; itty-router: `[request, env, ctx]`).
+ *
+ * @example
+ * fromHono(app, { schema: ({ env }) => ({ servers: [{ url: String(env.PUBLIC_URL) }] }) });
+ */
+export interface DocumentContext {
+  env: Record<string, unknown>;
+  request?: Request;
+  args: readonly unknown[];
+}
+
+/** A yes/no decided by the environment, e.g. `({ env }) => env.ENVIRONMENT === "production"`. */
+export type EnvPredicate = (ctx: DocumentContext) => boolean;
 
 /** One media type of a request or response body (`Z`: the schema type, see {@link SchemaType}). */
 export interface MediaTypeConfig<Z = z.ZodType> {
@@ -64,9 +80,9 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
   /** Leave this route out of the generated document; a predicate decides per environment (it still validates). */
-  "x-ignore"?: boolean | ((ctx: import("../adapters/options").DocumentContext) => boolean);
+  "x-ignore"?: boolean | EnvPredicate;
   /** Same as `x-ignore`: leave this route out of the document, always or when the predicate holds. */
-  hidden?: boolean | ((ctx: import("../adapters/options").DocumentContext) => boolean);
+  hidden?: boolean | EnvPredicate;
   [extension: `x-${string}`]: unknown;
 }
 

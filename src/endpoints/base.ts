@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { jsonResponse } from "../core/respond";
-import { OpenAPIRoute, type RouteOptions } from "../core/route";
+import { OpenAPIRoute, type RouteOptions } from "../core/route/open-api-route";
+import { jsonResponse } from "../core/route/respond";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
 import { NotFoundException, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 import { automatic } from "../openapi/automatic-responses";
@@ -25,6 +25,8 @@ import type { FilterCondition, Filters, Meta, SerializerContext } from "./types"
  */
 export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> extends OpenAPIRoute<HandleArgs> {
   static override readonly configurationFields: readonly string[] = ["_meta"];
+  /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
+  static override readonly compiledAtRegistration: boolean = true;
 
   /** The model this endpoint serves, and how. */
   declare _meta: Meta;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { contentJson } from "../core/content";
+import { contentJson } from "../core/request/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";

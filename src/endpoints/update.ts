@@ -1,4 +1,4 @@
-import { contentJson } from "../core/content";
+import { contentJson } from "../core/request/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";

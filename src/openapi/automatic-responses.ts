@@ -1,5 +1,5 @@
-import type { Authenticator } from "../core/auth";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../core/schema-types";
+import type { Authenticator } from "../core/security/auth";
 import {
   ForbiddenException,
   InputValidationException,

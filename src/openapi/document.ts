@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Authenticator } from "../core/auth";
 import type {
   ContentObject,
   OpenAPIRouteSchema,
@@ -7,7 +6,8 @@ import type {
   RequestSchema,
   ResponseConfig,
 } from "../core/schema-types";
-import { RouteSecurity } from "../core/security";
+import type { Authenticator } from "../core/security/auth";
+import { RouteSecurity } from "../core/security/security";
 import { fileConstraints, objectShape } from "../core/zod-introspect";
 import { isErrorEnvelopeSchema } from "../errors/exceptions";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";

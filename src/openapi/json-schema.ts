@@ -2,23 +2,10 @@ import { z } from "zod";
 import type * as core from "zod/v4/core";
 import { fileConstraints } from "../core/zod-introspect";
 import { convertDirect, type DirectOptions, NeedsZod, type ZodConverted } from "./direct-json-schema";
+import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "./schema-object";
 import type { OpenAPIVersion } from "./types";
 
-/** An OpenAPI Schema Object (plain JSON). */
-export type SchemaObject = Record<string, unknown>;
-
-/** Which side of a schema to describe: what a request sends, or what a response returns. */
-export type SchemaIO = "input" | "output";
-
-/** A converted schema and the named schemas its `$ref`s point at. */
-export interface ConvertedSchema {
-  /** The schema; every `$ref` is `#/components/schemas/<name>`. */
-  readonly schema: SchemaObject;
-  /** Named schemas (from `.openapi("Name")` / `.meta({ id })`, or recursive ones) by component name. */
-  readonly components: Readonly<Record<string, SchemaObject>>;
-}
-
-export const COMPONENT_REF_PREFIX = "#/components/schemas/";
+export { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "./schema-object";
 
 const cache = new WeakMap<z.ZodType, Map<string, ConvertedSchema>>();
 

@@ -1,4 +1,4 @@
-import type { SchemaObject } from "./json-schema";
+import type { SchemaObject } from "./schema-object";
 
 /** Component name of the RFC 9457 problem schema in documents that use problem details. */
 export const PROBLEM_COMPONENT = "ProblemDetails";

@@ -607,6 +607,10 @@ export function runCommonSuite(harness: AdapterHarness): void {
       }
       const { router, request } = harness.make();
       router.post("/projects/:projectId/tasks", Counted);
+      // Registering records the route; the endpoint is constructed (and its schemas built) when first needed.
+      expect(constructed).toBe(0);
+      router.compile();
+      expect(constructed).toBe(1);
       const config = (globalThis as any).__zod_globalConfig as { postProcessor?: () => void };
       let schemasBuilt = 0;
       config.postProcessor = () => {

@@ -264,7 +264,8 @@ export function runFormsSuite(harness: AdapterHarness): void {
       } as RequestInit);
       const pulledAtAnswer = pulled;
       expect(response.status).toBe(413);
-      expect(pulledAtAnswer).toBeLessThan(100);
+      // Refused mid-stream; over HTTP the loopback socket's buffers take the whole megabyte before the answer.
+      if (harness.transport !== "http") expect(pulledAtAnswer).toBeLessThan(100);
       // The rest is read and dropped (1 MB, under the 16 MiB cap), so a client still sending can finish.
       await expect.poll(() => pulled).toBe(2001);
     });

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LEGACY_HOSTNAME_PATTERN } from "../../src/chanfana/legacy-parameters";
 import { migrateSource } from "../../src/cli/migrate";
-import { LEGACY_HOSTNAME_PATTERN } from "../../src/core/legacy-parameters";
 import { ROOT, runCli } from "./run-cli";
 
 const FIXTURE = join(ROOT, "test/cli/fixtures/chanfana2-app");

@@ -13,32 +13,21 @@ import {
 } from "../../src";
 import { harnesses, jsonBody, listenOnLoopback } from "../helpers";
 
-type Accessor =
-  | "json"
-  | "text"
-  | "arrayBuffer"
-  | "formData"
-  | "parseBody"
-  | "rawJson"
-  | "blob"
-  | "stream"
-  | "cloneText";
+type Accessor = "json" | "text" | "arrayBuffer" | "formData" | "parseBody" | "blob" | "stream" | "cloneText";
 
 /** What a handler sees when it reads the body itself, whichever router called it. */
 function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknown>>> {
   const first = args[0] as any;
   if (first.req) {
     const req = first.req;
+    // On Hono a handler reads the body through c.req, as after any c.req read: c.req.raw is the platform's own.
     return {
       json: () => req.json(),
       text: () => req.text(),
       arrayBuffer: async () => new TextDecoder().decode(await req.arrayBuffer()),
       formData: async () => formEntries(await req.formData()),
       parseBody: async () => describeValues(await req.parseBody({ all: true })),
-      rawJson: () => req.raw.json(),
-      blob: async () => (await req.raw.blob()).text(),
-      stream: () => new Response(req.raw.body).text(),
-      cloneText: () => req.raw.clone().text(),
+      blob: async () => (await req.blob()).text(),
     };
   }
   const request = first as Request;
@@ -113,7 +102,7 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   };
   const sent = { title: "Grüße ✓", done: true };
   const accessors: Accessor[] = hono
-    ? ["json", "text", "arrayBuffer", "rawJson", "blob", "stream", "cloneText"]
+    ? ["json", "text", "arrayBuffer", "blob"]
     : ["json", "text", "arrayBuffer", "blob", "stream", "cloneText"];
 
   it.each(accessors)("a JSON body through %s", async (accessor) => {
@@ -248,6 +237,95 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
     expect(response.status).toBe(413);
     // Refused after 17 of the 20 chunks; the rest was read and dropped, so a sender could finish.
     await expect.poll(() => sentChunks).toBe(21);
+  });
+});
+
+describe("the platform Request is never altered", () => {
+  it("Hono: c.req.raw keeps its own prototype, and its body reads as used once specroute read it", async () => {
+    class Inspect extends OpenAPIRoute {
+      schema = { request: { body: contentJson(Task) }, responses: {} };
+      async handle(c: any) {
+        const raw = c.req.raw as Request;
+        return {
+          prototype: Object.getPrototypeOf(raw) === Request.prototype,
+          used: raw.bodyUsed,
+          again: await c.req.json(),
+        };
+      }
+    }
+    const app = new Hono();
+    fromHono(app).post("/inspect", Inspect);
+    const response = await app.request("/inspect", jsonBody({ title: "t" }));
+    expect(await response.json()).toEqual({ prototype: true, used: true, again: { title: "t" } });
+  });
+
+  it("itty-router: the handler reads a request of specroute's own; the router's request keeps its prototype", async () => {
+    let seen: Request | undefined;
+    class Inspect extends OpenAPIRoute {
+      schema = { request: { body: contentJson(Task) }, responses: {} };
+      async handle(request: Request) {
+        return { same: request === seen, again: await request.json(), url: request.url };
+      }
+    }
+    const router = fromIttyRouter(AutoRouter());
+    router.post(
+      "/inspect",
+      (request: Request) => {
+        seen = request;
+      },
+      Inspect,
+    );
+    const request = new Request("http://localhost/inspect", jsonBody({ title: "t" }));
+    const response = await router.fetch(request);
+    expect(await response.json()).toEqual({ same: false, again: { title: "t" }, url: "http://localhost/inspect" });
+    expect(Object.getPrototypeOf(request)).toBe(Request.prototype);
+  });
+
+  it("itty-router: clone() of the request a handler reads keeps every field of the original and the body", async () => {
+    class Clone extends OpenAPIRoute {
+      schema = { request: { body: contentJson(Task) }, responses: {} };
+      async handle(request: Request) {
+        const copy = request.clone();
+        const { method, credentials, integrity, keepalive, redirect, referrerPolicy, mode, cache } = copy;
+        return {
+          fields: { method, credentials, integrity, keepalive, redirect, referrerPolicy, mode, cache },
+          header: copy.headers.get("x-trace"),
+          body: await copy.json(),
+          again: await request.text(),
+        };
+      }
+    }
+    const router = fromIttyRouter(AutoRouter());
+    router.post("/clone", Clone);
+    const init = {
+      ...jsonBody({ title: "cloned" }),
+      credentials: "include",
+      integrity: "sha256-abc",
+      keepalive: true,
+      redirect: "manual",
+      referrerPolicy: "no-referrer",
+      mode: "same-origin",
+      cache: "no-store",
+    } as RequestInit;
+    const original = new Request("http://localhost/clone", init);
+    original.headers.set("x-trace", "t-1");
+    const response = await router.fetch(original);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      fields: {
+        method: "POST",
+        credentials: "include",
+        integrity: "sha256-abc",
+        keepalive: true,
+        redirect: "manual",
+        referrerPolicy: "no-referrer",
+        mode: "same-origin",
+        cache: "no-store",
+      },
+      header: "t-1",
+      body: { title: "cloned" },
+      again: JSON.stringify({ title: "cloned" }),
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DISCARD_LIMIT, discardRest } from "../../src/core/body";
+import { DISCARD_LIMIT, discardRest } from "../../src/core/request/body";
 
 /** A body of `chunks` chunks of 1 MiB (one shared buffer), counting what was pulled and whether it was cancelled. */
 function counted(chunks: number) {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type MultipartLimits, readMultipart } from "../../src/core/multipart";
+import { type MultipartLimits, readMultipart as readStream } from "../../src/core/request/multipart";
+
+/** Reads a request's multipart body as specroute's body reader does: from its stream. */
+const readMultipart = (request: Request, contentType: string, limits: MultipartLimits) =>
+  readStream(request.body, contentType, limits);
 
 const BOUNDARY = "----specroute-boundary";
 const TYPE = `multipart/form-data; boundary=${BOUNDARY}`;

@@ -157,6 +157,8 @@ for (const harness of harnesses) {
         }
       }
       router.get("/registered", Captured);
+      // The endpoint is constructed when its route is first needed.
+      router.compile();
       // A plain handler on another path hands its router arguments to the registered endpoint.
       router.get("/delegated", (...args: any[]) => endpoint!.execute(...args));
       const response = await request("/delegated?q=x");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { contentJson } from "../../src/core/content";
+import { contentJson } from "../../src/core/request/content";
 import { ConflictException, InputValidationException, NotFoundException } from "../../src/errors/exceptions";
 import { extendZodWithOpenApi } from "../../src/openapi/extend-zod";
 import type { DocumentRoute } from "../../src/openapi/types";

@@ -1,26 +1,18 @@
-import type { Context, Hono, Next } from "hono";
+import type { Context, ErrorHandler, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRoute, Schema } from "hono/types";
 import type { Mounted, WithRoute } from "../../client/route-types";
-import { keepCachedBody } from "../../core/kept-body";
-import type { Failure } from "../../core/pipeline";
-import { requestOf } from "../../core/request-like";
-import type { OpenAPIRouteClass } from "../../core/route";
+import { FetchIncoming } from "../../core/request/incoming";
+import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
+import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
+import { docsRoutes } from "../docs-routes";
+import { derivable, docsRoute, isDerivable, joinPaths, type Mount, type RouterHandler } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
-import {
-  asDocsRoute,
-  DOCUMENTED_METHODS,
-  exposeRouter,
-  isRouterWrapper,
-  joinPaths,
-  type Mount,
-  type RouteEntry,
-  RouterBase,
-  type RouterHandler,
-  remountable,
-} from "../router-base";
+import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
+import type { RouteEntry } from "../served-route";
+import { HonoIncoming } from "./incoming";
 
 /** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
 type Handlers = readonly [OpenAPIRouteClass | RouterHandler, ...Array<OpenAPIRouteClass | RouterHandler>];
@@ -89,6 +81,8 @@ export type HonoOpenAPIRouterType<
   getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
   /** Documented routes, in registration order. */
   readonly routeTable: readonly RouteEntry[];
+  /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
+  compile(): HonoOpenAPIRouterType<E, S, BasePath, F>;
   readonly isSpecroute: true;
   /** Type-only: the route map, which `createClient<typeof routes>` reads. Undefined at run time. */
   readonly "~routes"?: S;
@@ -103,18 +97,12 @@ const loadHttpException = () => {
 };
 
 /** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */
-export class HonoRouter extends RouterBase {
+export class HonoRouter extends RouterCore {
   /** Whether `base` is settled: the app's own `basePath()` is read from the first route registered on it. */
   private baseSettled = false;
 
   getRequest(args: unknown[]): Request {
-    const { req } = args[0] as Context;
-    // A middleware that read the body through c.req consumed the stream: Hono's copy is read instead.
-    for (const _ in req.bodyCache) {
-      if (req.raw.bodyUsed) keepCachedBody(req.raw, req.bodyCache as Record<string, Promise<unknown>>);
-      break;
-    }
-    return requestOf(req.raw);
+    return (args[0] as Context).req.raw;
   }
 
   getUrlParams(args: unknown[]): Record<string, string | undefined> {
@@ -125,6 +113,14 @@ export class HonoRouter extends RouterBase {
     return (args[0] as Context).env;
   }
 
+  incomingOf(args: unknown[]): HonoIncoming {
+    return new HonoIncoming(args);
+  }
+
+  incomingFor(request: Request, args: unknown[]): FetchIncoming {
+    return new FetchIncoming(request, args, args.length > 0 ? this.getUrlParams(args) : {});
+  }
+
   /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */
   protected async deliverFailure(failure: Failure): Promise<Response> {
     const { HTTPException } = await loadHttpException();
@@ -132,8 +128,9 @@ export class HonoRouter extends RouterBase {
   }
 
   /**
-   * Settles `base` from the route just registered on `app` (under `prefix`): Hono records the base path
-   * it applied on the public `app.routes`, which is how an app made with `basePath()` is recognised.
+   * Settles `base` from the route just registered on `app` (under `prefix`), before any route is prepared:
+   * Hono records the base path it applied on the public `app.routes`, which is how an app made with
+   * `basePath()` is recognised.
    */
   noteRegistration(app: Hono<any, any, any>, prefix = ""): void {
     if (this.baseSettled) return;
@@ -153,10 +150,10 @@ export class HonoRouter extends RouterBase {
 
   /** Registers the document and docs pages; a mount leaves them out, so they never answer for a parent. */
   registerDocsRoutes(app: Hono<any, any, any>): void {
-    for (const [path, handler] of this.docsRoutes()) {
+    for (const [path, handler] of docsRoutes(this)) {
       app.get(
         path,
-        asDocsRoute(async (c: Context, next: Next) => {
+        docsRoute(async (c: Context, next: Next) => {
           const response = await handler([c]);
           if (response) return response;
           await next();
@@ -195,38 +192,29 @@ export function fromHono<M extends Hono<any, any, any>, F extends ErrorFormat = 
 /** The object users hold: inherits the Hono app's own members and overrides registration. */
 function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): HonoOpenAPIRouterType<any, any, any> {
   const wrapper = Object.create(app) as any;
-  const register = (method: string, path: string, handlers: unknown[], documented: boolean) => {
-    const mapped = core.registerRoute(method, prefix + path, handlers, documented);
-    app.on(method.toUpperCase(), path, ...(mapped as [any]));
+  const register = (methods: readonly string[], path: string, handlers: unknown[], documented: boolean) => {
+    for (const method of methods) {
+      const lower = method.toLowerCase();
+      const listed = documented && (DOCUMENTED_METHODS as readonly string[]).includes(lower);
+      app.on(method.toUpperCase(), path, ...(core.registerRoute(lower, prefix + path, handlers, listed) as [any]));
+    }
+    // The base is settled before the routes are checked: their paths include it.
     core.noteRegistration(app, prefix);
+    core.checkRegistrations();
     return wrapper;
   };
   for (const method of DOCUMENTED_METHODS) {
-    wrapper[method] = (path: string, ...handlers: unknown[]) => register(method, path, handlers, true);
+    wrapper[method] = (path: string, ...handlers: unknown[]) => register([method], path, handlers, true);
   }
-  wrapper.all = (path: string, ...handlers: unknown[]) => {
-    app.all(path, ...(core.registerRoute("all", prefix + path, handlers, false) as [any]));
-    core.noteRegistration(app, prefix);
-    return wrapper;
-  };
-  wrapper.on = (methods: string | string[], path: string, ...handlers: unknown[]) => {
-    for (const method of Array.isArray(methods) ? methods : [methods]) {
-      const lower = method.toLowerCase();
-      register(lower, path, handlers, (DOCUMENTED_METHODS as readonly string[]).includes(lower));
-    }
-    return wrapper;
-  };
+  wrapper.all = (path: string, ...handlers: unknown[]) => register(["all"], path, handlers, false);
+  wrapper.on = (methods: string | string[], path: string, ...handlers: unknown[]) =>
+    register(Array.isArray(methods) ? methods : [methods], path, handlers, true);
   wrapper.route = (path: string, sub: any) => {
     if (isRouterWrapper(sub)) {
-      // A nested app's own base path is part of where Hono serves its routes, so of where they are documented.
-      const mountedAt = joinPaths(prefix + path, sub.core.options.base);
-      const view = mountedView(sub.original, core.mountRouter(mountedAt, sub.core, "relative"));
-      const added = app.routes.length;
-      app.route(path, view);
-      keepRemountable(app.routes.slice(added), view);
-    } else {
-      app.route(path, sub);
-    }
+      const at = prefix + path;
+      const mount = core.mountOf(sub.core, (nestedPath) => joinPaths(at, nestedPath));
+      mountRouter(mount, app, path, sub.original as Hono<any, any, any>);
+    } else app.route(path, sub);
     return wrapper;
   };
   wrapper.basePath = (path: string) => facade(core, app.basePath(path), prefix + path);
@@ -236,36 +224,85 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
 }
 
 /**
- * The nested app as one mount serves it, for Hono's `route()`, which copies an app's public `routes`:
- * the same app with the framework's handlers replaced by the mount's and its docs routes left out.
+ * Mounts a specroute router's app under `path`: each of its routes is derived for this mount (the
+ * framework's handlers with this router's security, its docs routes left out, others as they are),
+ * then Hono's own `route()` copies them, wrapping them with the nested app's `onError` as it always does.
  */
-function mountedView(nested: Hono<any, any, any>, mount: Mount): Hono<any, any, any> {
+function mountRouter(mount: Mount, app: Hono<any, any, any>, path: string, nested: Hono<any, any, any>) {
   const routes = nested.routes.flatMap((route) => {
-    const handler = mount.handler(route.handler);
+    const handler = mount.handler(route.handler, route.path);
+    if (handler === route.handler) refuseHidden(route);
     return handler ? [{ ...route, handler }] : [];
   });
-  // Everything else (the nested app's error handler included) is the nested app's own.
-  return Object.create(nested, { routes: { value: routes } });
+  const added = app.routes.length;
+  // The nested app as this mount serves it; everything else (its error handler included) is its own.
+  app.route(path, Object.create(nested, { routes: { value: routes } }));
+  app.routes.slice(added).forEach((copied, index) => {
+    const given = routes[index]!.handler;
+    if (copied.handler !== given) onErrorWrapped(copied.handler, given, errorHandlerOf(nested));
+  });
 }
 
 /**
- * Hono wraps each handler of an app that has its own onError; such a wrapper around one of the
- * framework's handlers stays remountable, so a mount further out still derives the route inside it,
- * wrapped again by Hono the same way. `added` are the routes `route()` added for `view`'s, in order.
+ * Hono wrapped `inner` with a nested app's `onError` (its route() does so for an app with its own):
+ * a mount further out derives `inner` and wraps it again the same way.
  */
-function keepRemountable(added: RouterRoute[], view: Hono<any, any, any>): void {
-  added.forEach((route, index) => {
-    const inner = view.routes[index];
-    if (!inner || route.handler === inner.handler) return;
-    remountable(route.handler, (mount) => {
-      const handler = mount.handler(inner.handler);
-      if (!handler || handler === inner.handler) return handler && route.handler;
-      // Hono's own route() does the wrapping (with the nested app's onError), on a scratch app.
-      const one = Object.create(view, { routes: { value: [{ ...inner, handler }] } }) as Hono<any, any, any>;
-      const scratch: Hono<any, any, any> = new (view.constructor as new () => Hono<any, any, any>)();
-      scratch.route("/", one);
-      keepRemountable(scratch.routes, one);
-      return scratch.routes[0]!.handler as RouterHandler;
-    });
+function onErrorWrapped(wrapper: RouterHandler, inner: RouterHandler, onError: ErrorHandler<any>): void {
+  derivable(wrapper, (mount, path) => {
+    const derived = mount.handler(inner, path);
+    if (derived === undefined || derived === inner) return derived && wrapper;
+    const wrapped = withErrorHandler(derived, onError);
+    onErrorWrapped(wrapped, derived, onError);
+    return wrapped;
   });
+}
+
+/**
+ * The app's `onError` handler: the field Hono's own `route()` reads on the app it mounts (declared
+ * private in Hono's types, a plain field at run time for exactly that use).
+ */
+function errorHandlerOf(app: Hono<any, any, any>): ErrorHandler<any> {
+  return (app as unknown as { errorHandler: ErrorHandler<any> }).errorHandler;
+}
+
+// Hono's mark on a handler its route() wrapped with an app's onError (exported by "hono/utils/constants").
+const COMPOSED_HANDLER = "__COMPOSED_HANDLER";
+
+/**
+ * `handler` wrapped with an app's `onError`, as Hono's `route()` wraps a nested app's handlers (through
+ * its `compose` with no middleware): an Error thrown goes to `onError`, whose answer becomes the response.
+ */
+function withErrorHandler(handler: RouterHandler, onError: ErrorHandler<any>): RouterHandler {
+  const wrapped = async (c: Context, next: Next) => {
+    let res: Response | undefined;
+    let isError = false;
+    try {
+      res = (await handler(c, next)) as Response | undefined;
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      c.error = err;
+      res = await onError(err, c);
+      isError = true;
+    }
+    if (res && (c.finalized === false || isError)) c.res = res;
+    return c.res;
+  };
+  return Object.assign(wrapped, { [COMPOSED_HANDLER]: handler });
+}
+
+/**
+ * A route Hono's own `route()` copied with a nested app's `onError` around one of the framework's
+ * handlers cannot be derived for a mount: it would be served without the parent's security.
+ */
+function refuseHidden(route: RouterRoute): void {
+  let inner: unknown = (route.handler as unknown as Record<string, unknown>)[COMPOSED_HANDLER];
+  for (let depth = 0; typeof inner === "function" && depth < 32; depth++) {
+    if (isDerivable(inner)) {
+      throw new Error(
+        `route(): ${route.method} ${route.path} was mounted into its app with Hono's own route(), around an onError; ` +
+          "mount specroute routers with route() on the router fromHono() returned, so every mount applies its security",
+      );
+    }
+    inner = (inner as unknown as Record<string, unknown>)[COMPOSED_HANDLER];
+  }
 }

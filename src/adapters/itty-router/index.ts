@@ -1,23 +1,17 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
-import type { Failure } from "../../core/pipeline";
-import { requestOf } from "../../core/request-like";
-import type { OpenAPIRouteClass } from "../../core/route";
+import { FetchIncoming } from "../../core/request/incoming";
+import { requestOf } from "../../core/request/request-like";
+import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
+import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
+import { docsRoutes } from "../docs-routes";
+import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripBase } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
-import {
-  asDocsRoute,
-  DOCUMENTED_METHODS,
-  exposeRouter,
-  isRouterWrapper,
-  joinPaths,
-  type Mount,
-  type RouteEntry,
-  RouterBase,
-  type RouterHandler,
-  remountable,
-} from "../router-base";
+import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
+import type { RouteEntry } from "../served-route";
+import { IttyIncoming } from "./incoming";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
 interface IttyLike {
@@ -25,9 +19,6 @@ interface IttyLike {
   routes: unknown[];
   [method: string]: any;
 }
-
-/** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
-type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
 
 /** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
 type Handlers = readonly [OpenAPIRouteClass | RouterHandler, ...Array<OpenAPIRouteClass | RouterHandler>];
@@ -69,16 +60,18 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
   readonly routeTable: readonly RouteEntry[];
+  /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
+  compile(): IttyOpenAPIRouterType<R, S, F>;
   readonly isSpecroute: true;
   /** Type-only: the route map, which `createClient<typeof router>` reads. Undefined at run time. */
   readonly "~routes"?: S;
 } & Omit<R, "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "route" | "fetch">;
 
-/** The router core behind `fromIttyRouter()` wrappers (chanfana's `IttyRouterOpenAPIHandler`); an endpoint's `params.router`. */
-export class IttyRouter extends RouterBase {
-  /** Handlers as given to the router, so a parent router can register them again under its prefix. */
-  readonly registrations: Registration[] = [];
+/** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
+type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
 
+/** The router core behind `fromIttyRouter()` wrappers (chanfana's `IttyRouterOpenAPIHandler`); an endpoint's `params.router`. */
+export class IttyRouter extends RouterCore {
   getRequest(args: unknown[]): Request {
     return requestOf(args[0]);
   }
@@ -101,15 +94,16 @@ export class IttyRouter extends RouterBase {
     return decoded ?? params;
   }
 
-  /** itty-router has parsed the query string into `request.query` already: validation reads that, not the URL again. */
-  protected getParsedQuery(args: unknown[]): Record<string, string | string[] | undefined> | undefined {
-    const { query } = args[0] as IttyRequest;
-    // Its own object (null prototype, as itty-router 5 and 6 make it); anything else is parsed from the URL.
-    return typeof query === "object" && query !== null && Object.getPrototypeOf(query) === null ? query : undefined;
-  }
-
   getBindings(args: unknown[]): Record<string, unknown> | undefined {
     return args[1] as Record<string, unknown> | undefined;
+  }
+
+  incomingOf(args: unknown[]): IttyIncoming {
+    return new IttyIncoming(this, args);
+  }
+
+  incomingFor(request: Request, args: unknown[]): FetchIncoming {
+    return new FetchIncoming(requestOf(request), args, args.length > 0 ? this.getUrlParams(args) : {});
   }
 
   /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */
@@ -125,8 +119,8 @@ export class IttyRouter extends RouterBase {
   registerDocsRoutes(router: IttyLike): void {
     const { base, docs_url, redoc_url, scalar_url } = this.options;
     const pages = new Set([docs_url, redoc_url, scalar_url]);
-    for (const [path, handler] of this.docsRoutes()) {
-      const serve = asDocsRoute((...args: unknown[]) => handler(args));
+    for (const [path, handler] of docsRoutes(this)) {
+      const serve = docsRoute((...args: unknown[]) => handler(args));
       router.get(path, serve);
       if (!base || pages.has(path)) continue;
       // itty-router records each route's full path in its public `routes`: when its own base already
@@ -157,9 +151,8 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
   core.registerDocsRoutes(router);
   const wrapper = Object.create(router) as any;
   const register = (method: string, path: string, handlers: unknown[], documented: boolean) => {
-    const mapped = core.registerRoute(method, path, handlers, documented);
-    core.registrations.push({ method, path, handlers: mapped });
-    router[method](path, ...mapped);
+    router[method](path, ...core.registerRoute(method, path, handlers, documented));
+    core.checkRegistrations();
     return wrapper;
   };
   for (const method of DOCUMENTED_METHODS) {
@@ -167,22 +160,20 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
   }
   wrapper.all = (path: string, ...handlers: unknown[]) => {
     const nested = handlers.length === 1 ? (handlers[0] as any) : undefined;
-    if (isRouterWrapper(nested)) {
-      router.all(path, mountedFetch(nested.original, core.mountRouter(path, nested.core, "absolute")));
-      return wrapper;
-    }
-    return register("all", path, handlers, false);
+    if (!isRouterWrapper(nested)) return register("all", path, handlers, false);
+    // chanfana's style: the nested router has its own base, so its paths are where the parent serves them.
+    const mount = core.mountOf(nested.core, (nestedPath) => stripBase(nestedPath, core.options.base));
+    router.all(path, mountedRouter(recordOf(nested.original), mount));
+    return wrapper;
   };
   wrapper.route = (prefix: string, nested: any) => {
     if (!isRouterWrapper(nested)) throw new TypeError("route() takes a router made by fromIttyRouter()");
-    // itty-router cannot re-base another router's compiled routes, so its handlers are registered again
-    // here, the framework's ones derived for this mount.
-    const mount = core.mountRouter(prefix, nested.core, "relative");
-    for (const registration of (nested.core as IttyRouter).registrations) {
-      const handlers = mount.handlers(registration.handlers);
-      const path = joinPaths(prefix, registration.path);
-      core.registrations.push({ method: registration.method, path, handlers });
-      router[registration.method](path, ...handlers);
+    // itty-router cannot re-base another router's compiled routes, so they are registered again here,
+    // each derived for this mount, under the prefix.
+    const mount = core.mountOf(nested.core, (nestedPath) => joinPaths(prefix, nestedPath), prefix);
+    for (const [method, path, handlers] of recordOf(nested.original).routes) {
+      const derived = mount.handlers(handlers, path);
+      if (derived.length > 0) router[method.toLowerCase()](joinPaths(prefix, path), ...derived);
     }
     return wrapper;
   };
@@ -196,47 +187,61 @@ const loadItty = () => {
   return ittyModule;
 };
 
-/** The parts of an itty-router router a mount carries over: its routes and its own before/catch/finally. */
-type IttyShape = Pick<IttyLike, "routes" | "before" | "catch" | "finally">;
+/** One route of an itty-router router, as its public `routes` records it (path included, pattern left out). */
+type RouteRecord = [method: string, path: string, handlers: readonly unknown[]];
+
+/** What a mount carries over of an itty-router router: its routes and its own before/catch/finally. */
+interface RouterRecord {
+  routes: RouteRecord[];
+  before?: unknown;
+  catch?: unknown;
+  finally?: unknown;
+}
+
+/** A router's routes (a snapshot) and its own options, read only when set: any other property registers a route. */
+function recordOf(router: IttyLike): RouterRecord {
+  const routes = (router.routes as Array<[string, RegExp, unknown[], string]>).map(
+    ([method, , handlers, path]): RouteRecord => [method, path, handlers],
+  );
+  const own = (key: string) => (Object.hasOwn(router, key) ? router[key] : undefined);
+  return { routes, before: own("before"), catch: own("catch"), finally: own("finally") };
+}
 
 /**
  * A router mounted with `all(path, router)` as one mount serves it: an itty-router `Router` over the
- * nested router's routes (a snapshot), the framework's handlers replaced by the mount's and its docs
- * routes left out, with the nested router's own `before`, `catch` and `finally`.
+ * nested router's routes, each derived for the mount (its docs routes left out), with the nested
+ * router's own `before`, `catch` and `finally`.
  */
-function mountedFetch(nested: IttyShape, mount: Mount): RouterHandler {
-  const routes = (nested.routes as IttyRoute[]).flatMap(([method, pattern, handlers, path]) => {
-    const mapped = mount.handlers(handlers);
-    return mapped.length > 0 ? [[method, pattern, mapped, path]] : [];
+function mountedRouter(nested: RouterRecord, mount: Mount): RouterHandler {
+  const routes = nested.routes.flatMap(([method, path, handlers]): RouteRecord[] => {
+    const derived = mount.handlers(handlers, path);
+    return derived.length > 0 ? [[method, joinPaths(mount.routingPrefix, path), derived]] : [];
   });
-  const shape = { routes, before: own(nested, "before"), catch: own(nested, "catch"), finally: own(nested, "finally") };
+  const record: RouterRecord = { ...nested, routes };
   // Started now so the first request rarely waits; a failure surfaces on that request, not as an unhandled rejection.
   loadItty().catch(() => undefined);
   let fetch: ((...args: unknown[]) => Promise<unknown>) | undefined;
-  return remountable(
+  return derivable(
     async (...args: unknown[]) => {
-      fetch ??= (await loadItty()).Router(shape as any).fetch as (...args: unknown[]) => Promise<unknown>;
+      fetch ??= routerOf((await loadItty()).Router, record);
       return fetch(...args);
     },
-    (outer) => mountedFetch(shape, outer),
+    (outer) => mountedRouter(record, outer),
   );
 }
 
-/** A router option, read only when set: any other property of an itty-router router registers a route. */
-function own<K extends keyof IttyShape>(router: IttyShape, key: K): IttyShape[K] | undefined {
-  return Object.hasOwn(router, key) ? router[key] : undefined;
+/** An itty-router `Router` with `record`'s routes, registered through its own API. */
+function routerOf(
+  Router: typeof import("itty-router").Router,
+  record: RouterRecord,
+): (...args: unknown[]) => Promise<unknown> {
+  const { before, catch: onError, finally: after } = record;
+  const router = Router({ before, catch: onError, finally: after } as any) as any;
+  for (const [method, path, handlers] of record.routes) router[method.toLowerCase()](path, ...handlers);
+  return router.fetch;
 }
 
-/** One entry of an itty-router `routes` array. */
-type IttyRoute = [method: string, pattern: RegExp, handlers: unknown[], path: string];
-
-interface Registration {
-  method: string;
-  path: string;
-  handlers: RouterHandler[];
-}
-
-/** The registered path itty-router matched for a request (its base included), or its pathname. */
+/** A percent-encoded path parameter, decoded; a malformed one is kept as sent. */
 function decodeParam(value: string | undefined): string | undefined {
   if (value === undefined || !value.includes("%")) return value;
   try {

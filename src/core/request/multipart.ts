@@ -1,4 +1,4 @@
-import { InputValidationException, PayloadTooLargeException } from "../errors/exceptions";
+import { InputValidationException, PayloadTooLargeException } from "../../errors/exceptions";
 import { bodyTooLarge, concatBytes, discardRest } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
@@ -31,16 +31,14 @@ const lenient = new TextDecoder("utf-8");
  * naming the field). Resolves to undefined for an empty body.
  */
 export async function readMultipart(
-  request: Request,
+  body: ReadableStream<Uint8Array> | null,
   contentType: string,
   limits: MultipartLimits,
 ): Promise<MultipartEntry[] | undefined> {
   const boundary = boundaryOf(contentType);
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);
-  if (request.body === null) return undefined;
+  if (body === null) return undefined;
   const parser = new MultipartParser(boundary, limits);
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   let size = 0;
   try {
     for (;;) {
@@ -60,6 +58,39 @@ export async function readMultipart(
   }
   if (size === 0) return undefined;
   throw malformed("Multipart body ended before its closing boundary");
+}
+
+/**
+ * The parts as one multipart body delimited by `contentType`'s own boundary, so the request's
+ * Content-Type still describes it; Files are referenced, not read. Dropped parts are left out.
+ */
+export function multipartBlob(parts: readonly MultipartEntry[], contentType: string): Blob {
+  const boundary = boundaryOf(contentType);
+  const chunks: BlobPart[] = [];
+  for (const { name, value } of parts) {
+    if (value === undefined) continue;
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"`;
+    if (typeof value === "string") {
+      chunks.push(encoder.encode(`${head}\r\n\r\n`), encoder.encode(value), "\r\n");
+    } else {
+      head += `; filename="${escapeName(value.name)}"\r\nContent-Type: ${value.type || "application/octet-stream"}`;
+      chunks.push(encoder.encode(`${head}\r\n\r\n`), value, "\r\n");
+    }
+  }
+  chunks.push(`--${boundary}--\r\n`);
+  return new Blob(chunks, { type: contentType });
+}
+
+/** The parts as FormData, dropped parts left out. */
+export function multipartFormData(parts: readonly MultipartEntry[]): FormData {
+  const form = new FormData();
+  for (const { name, value } of parts) if (value !== undefined) form.append(name, value);
+  return form;
+}
+
+/** Quotes, CR and LF in a name are percent-encoded, as browsers write them. */
+function escapeName(name: string): string {
+  return name.replace(/["\r\n]/g, (c) => (c === '"' ? "%22" : c === "\r" ? "%0D" : "%0A"));
 }
 
 /** The `boundary` parameter of a multipart Content-Type. */

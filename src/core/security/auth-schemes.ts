@@ -1,5 +1,5 @@
+import { parseCookies } from "../request/cookies";
 import { type AuthContext, type Authenticator, type SecuritySchemeObject, unauthorized } from "./auth";
-import { parseCookies } from "./cookies";
 
 /** A verify function: the principal for valid credentials, `null` (or `undefined`) for invalid ones. */
 export type Verify<C, P> = (credentials: C, ctx: AuthContext) => P | null | undefined | Promise<P | null | undefined>;

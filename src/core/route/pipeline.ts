@@ -1,27 +1,11 @@
-import { type ApiException, ResponseValidationException } from "../errors/exceptions";
-import { type ErrorFormat, renderException, toApiException } from "../errors/render";
-import { needsRequestId, requestIdFor } from "../errors/request-id";
-import type { ResponsePlan } from "./respond";
-import { callHandleError, type OpenAPIRoute, type RequestState } from "./route";
-import type { RequestInput, RoutePlan, ValidationResult } from "./route-plan";
-import type { OpenAPIRouteSchema } from "./schema-types";
-
-/** A registered endpoint: its single instance and the plans compiled from its schema. */
-export interface CompiledRoute {
-  endpoint: OpenAPIRoute;
-  /** The schema as `getSchema()` gave it at registration. */
-  schema: OpenAPIRouteSchema;
-  method: string;
-  plan: RoutePlan;
-  responder: ResponsePlan;
-  /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
-  newRequestState: (args: unknown[]) => OpenAPIRoute & RequestState;
-  errorFormat: ErrorFormat;
-  /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
-  passthroughErrors: boolean;
-  /** Name used when an unexpected error is logged. */
-  label: string;
-}
+import { type ApiException, ResponseValidationException } from "../../errors/exceptions";
+import { renderException, toApiException } from "../../errors/render";
+import { needsRequestId, requestIdFor } from "../../errors/request-id";
+import type { IncomingRequest } from "../request/incoming";
+import type { CompiledRoute } from "./compile";
+import { callHandleError, type ServedEndpoint } from "./open-api-route";
+import type { RequestContext } from "./request-state";
+import type { RoutePlan, ValidationResult } from "./route-plan";
 
 /** How a request ended when it did not produce a Response normally. */
 export class Failure {
@@ -38,6 +22,8 @@ export class Failure {
     readonly duringValidation: boolean,
     /** Set for failures the client is not told about: the id the response names and the log must show. */
     readonly requestId: string | undefined,
+    /** The route that failed, as logs name it. */
+    readonly label: string,
   ) {}
 }
 
@@ -51,74 +37,74 @@ export type Deliver = (failure: Failure, args: unknown[]) => Response | Promise<
  */
 export function runEndpoint(
   route: CompiledRoute,
-  args: unknown[],
-  input: RequestInput,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
   deliver: Deliver,
 ): Response | Promise<Response> {
-  const ctx = route.newRequestState(args);
+  const ctx = route.newRequestState(incoming.args, served);
   let validation: ReturnType<RoutePlan["validate"]>;
   try {
-    validation = route.plan.validate(input, args);
+    validation = route.plan.validate(incoming);
   } catch (thrown) {
-    return fail(route, ctx, input, thrown, true, deliver);
+    return fail(route, ctx, incoming, thrown, true, deliver);
   }
   if (validation instanceof Promise) {
     return validation.then(
-      (result) => handleValidated(route, ctx, input, result, deliver),
-      (thrown) => fail(route, ctx, input, thrown, true, deliver),
+      (result) => handleValidated(route, ctx, incoming, result, deliver),
+      (thrown) => fail(route, ctx, incoming, thrown, true, deliver),
     );
   }
-  return handleValidated(route, ctx, input, validation, deliver);
+  return handleValidated(route, ctx, incoming, validation, deliver);
 }
-
-type RequestContext = OpenAPIRoute & RequestState;
 
 function handleValidated(
   route: CompiledRoute,
   ctx: RequestContext,
-  input: RequestInput,
+  incoming: IncomingRequest,
   { validated, unvalidated, principal }: ValidationResult,
   deliver: Deliver,
 ): Response | Promise<Response> {
   ctx.unvalidatedData = unvalidated;
   ctx.validatedData = validated;
   ctx.authPrincipal = principal;
+  // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
+  ctx.args = incoming.args;
   let result: unknown;
   try {
     result = ctx.handle(...ctx.args);
   } catch (thrown) {
-    return fail(route, ctx, input, thrown, false, deliver);
+    return fail(route, ctx, incoming, thrown, false, deliver);
   }
   if (isThenable(result)) {
     return Promise.resolve(result).then(
-      (value) => respond(route, ctx, input, value, deliver),
-      (thrown) => fail(route, ctx, input, thrown, false, deliver),
+      (value) => respond(route, ctx, incoming, value, deliver),
+      (thrown) => fail(route, ctx, incoming, thrown, false, deliver),
     );
   }
-  return respond(route, ctx, input, result, deliver);
+  return respond(route, ctx, incoming, result, deliver);
 }
 
 function respond(
   route: CompiledRoute,
   ctx: RequestContext,
-  input: RequestInput,
+  incoming: IncomingRequest,
   result: unknown,
   deliver: Deliver,
   validate = route.responder.validates,
 ): Response | Promise<Response> {
   // With the router's `validateResponse`, the result is checked (and stripped) first.
-  if (validate) return validateAndRespond(route, ctx, input, result, deliver);
+  if (validate) return validateAndRespond(route, ctx, incoming, result, deliver);
   try {
     return route.responder.toResponse(result);
   } catch (thrown) {
-    return fail(route, ctx, input, thrown, false, deliver);
+    return fail(route, ctx, incoming, thrown, false, deliver);
   }
 }
 
 async function validateAndRespond(
   route: CompiledRoute,
   ctx: RequestContext,
-  input: RequestInput,
+  incoming: IncomingRequest,
   result: unknown,
   deliver: Deliver,
 ): Promise<Response> {
@@ -128,16 +114,16 @@ async function validateAndRespond(
   } catch (cause) {
     // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
     const thrown = new ResponseValidationException("Response body does not match schema", { cause });
-    return fail(route, ctx, input, thrown, false, deliver);
+    return fail(route, ctx, incoming, thrown, false, deliver);
   }
-  return respond(route, ctx, input, checked, deliver, false);
+  return respond(route, ctx, incoming, checked, deliver, false);
 }
 
 /** `handleError` sees what was thrown; its Response, or the error rendered and delivered, is the answer. */
 async function fail(
   route: CompiledRoute,
   ctx: RequestContext,
-  input: RequestInput,
+  incoming: IncomingRequest,
   thrown: unknown,
   duringValidation: boolean,
   deliver: Deliver,
@@ -152,9 +138,10 @@ async function fail(
   }
   if (error instanceof Response) return error;
   const exception = toApiException(error);
-  const requestId = needsRequestId(exception) ? requestIdFor(input.request) : undefined;
+  const requestId = needsRequestId(exception) ? requestIdFor(incoming.request) : undefined;
   const response = renderException(exception, route.errorFormat, requestId);
-  return deliver(new Failure(error, thrown, exception, response, duringValidation, requestId), ctx.args);
+  const failure = new Failure(error, thrown, exception, response, duringValidation, requestId, route.label);
+  return deliver(failure, incoming.args);
 }
 
 /** Whether `handle` returned something to wait for (a promise, or any thenable, as `await` would take it). */

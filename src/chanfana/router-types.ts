@@ -1,8 +1,8 @@
+import type { fromIttyRouter, IttyOpenAPIRouterType } from "../adapters/itty-router";
+import type { ResolvedRouterOptions } from "../adapters/options";
+import type { DOCUMENTED_METHODS } from "../adapters/router-core";
 import type { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { OpenAPIDocument } from "../openapi/types";
-import type { fromIttyRouter, IttyOpenAPIRouterType } from "./itty-router";
-import type { ResolvedRouterOptions } from "./options";
-import type { DOCUMENTED_METHODS } from "./router-base";
 
 /**
  * The methods that register a documented operation.

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { JSON_CONTENT_TYPE } from "../errors/render";
-import type { OpenAPIRouteSchema } from "./schema-types";
+import { JSON_CONTENT_TYPE } from "../../errors/render";
+import type { OpenAPIRouteSchema } from "../schema-types";
 
 /**
  * Turns what `handle` returned into a Response, and checks it against the declared response schemas;

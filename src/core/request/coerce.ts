@@ -1,5 +1,5 @@
-import type { RouteParameter } from "./schema-types";
-import { type FieldKind, fieldKind, objectShape, type ScalarKind } from "./zod-introspect";
+import type { RouteParameter } from "../schema-types";
+import { type FieldKind, fieldKind, objectShape, type ScalarKind } from "../zod-introspect";
 
 // Decimal only: hex, octal, binary, "Infinity" and surrounding spaces stay strings and fail validation.
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;

@@ -1,4 +1,4 @@
-import { UnauthorizedException } from "../errors/exceptions";
+import { UnauthorizedException } from "../../errors/exceptions";
 
 /** An OpenAPI Security Requirement Object: scheme name → required scopes. */
 export type SecurityRequirement = Record<string, string[]>;

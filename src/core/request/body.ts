@@ -1,4 +1,4 @@
-import { InputValidationException, PayloadTooLargeException } from "../errors/exceptions";
+import { InputValidationException, PayloadTooLargeException } from "../../errors/exceptions";
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -6,37 +6,35 @@ export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Reads the body as bytes, refusing more than `limit`: a declared Content-Length over the limit is
- * refused before reading, and a streamed body is refused as soon as it passes the limit (its rest is
- * then read and dropped, see {@link discardRest}).
+ * A fetch Request's whole body within `limit` bytes; null when it has none. A body of declared length
+ * is taken whole by the runtime's own (often much faster) reader, since the HTTP layer holds it to its
+ * length, and its size is checked after; a streamed one is refused as soon as it passes the limit
+ * (its rest is then read and dropped, see {@link discardRest}).
  */
-export function readBodyBytes(request: Request, limit: number): Promise<Uint8Array | null> {
-  let whole: Promise<ArrayBuffer> | null;
-  try {
-    whole = declaredBody(request, limit);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  return whole ? whole.then((buffer) => checkedBytes(buffer, limit)) : readStream(request, limit);
+export function readBodyBytes(
+  request: Request,
+  contentLength: string | null,
+  limit: number,
+): Promise<Uint8Array | null> {
+  // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
+  if (isLength(contentLength)) return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit));
+  return readStream(request, limit);
 }
 
-/**
- * The whole body from the runtime's own reader when its length is declared within `limit` (throws the
- * 413 when it is declared over it); null when no length is declared, and the body must be streamed.
- */
-export function declaredBody(request: Request, limit: number): Promise<ArrayBuffer> | null {
-  const declared = request.headers.get("content-length");
-  if (declared === null) return null;
-  const length = Number(declared);
-  if (length > limit) throw bodyTooLarge(limit);
-  // A declared length within the limit is held to by the HTTP layer, so the runtime's own
-  // (often much faster) reader can take the body whole; the size is still checked after.
-  // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
-  return Number.isSafeInteger(length) && length >= 0 ? request.arrayBuffer() : null;
+/** Whether a Content-Length value is a length at all (a malformed one leaves the body to be streamed). */
+export function isLength(contentLength: string | null): contentLength is string {
+  if (contentLength === null || contentLength.trim() === "") return false;
+  const length = Number(contentLength);
+  return Number.isSafeInteger(length) && length >= 0;
+}
+
+/** The 413 for a declared Content-Length over `limit`, or null when the declared length (if any) fits. */
+export function declaredTooLarge(contentLength: string | null, limit: number): PayloadTooLargeException | null {
+  return contentLength !== null && Number(contentLength) > limit ? bodyTooLarge(limit) : null;
 }
 
 /** The bytes of a body read whole, refused when larger than `limit` after all. */
-export function checkedBytes(buffer: ArrayBuffer, limit: number): Uint8Array {
+function checkedBytes(buffer: ArrayBuffer, limit: number): Uint8Array {
   if (buffer.byteLength > limit) throw bodyTooLarge(limit);
   return new Uint8Array(buffer);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MediaTypeConfig } from "./schema-types";
+import type { MediaTypeConfig } from "../schema-types";
 
 /** Whether a value is a zod v4 schema (by shape, so any loaded zod copy counts). */
 function isZodType(value: unknown): value is z.ZodType {

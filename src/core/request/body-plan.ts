@@ -1,10 +1,6 @@
 import type { z } from "zod";
-import { InputValidationException, UnsupportedMediaTypeException } from "../errors/exceptions";
-import { checkedBytes, declaredBody, decodeUtf8, discardRest, parseJsonBody, readBodyBytes } from "./body";
-import { keepBody, keepMultipart } from "./kept-body";
-import { readMultipart } from "./multipart";
-import { isRequestLike } from "./request-like";
-import type { OpenAPIRouteSchema } from "./schema-types";
+import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
+import type { OpenAPIRouteSchema } from "../schema-types";
 import {
   acceptsUndefined,
   type FileConstraints,
@@ -12,7 +8,11 @@ import {
   fileConstraints,
   objectShape,
   type ScalarKind,
-} from "./zod-introspect";
+} from "../zod-introspect";
+import { declaredTooLarge, decodeUtf8, discardRest, parseJsonBody } from "./body";
+import type { IncomingRequest } from "./incoming";
+import { readMultipart } from "./multipart";
+import { isRequestLike } from "./request-like";
 
 /** How a body of one media type is read: JSON, a URL-encoded form, or multipart form data. */
 type MediaKind = "json" | "form" | "multipart";
@@ -98,98 +98,80 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
 }
 
 /**
- * Reads the body in the declared media type its Content-Type names, within `maxBodySize`, and hands it
- * to `onRead`, or what refused it (thrown or rejected) to `onRefused`. A body of an undeclared type is a
- * 415 naming the accepted ones; without a Content-Type, JSON is assumed when declared. An empty body
- * reads as `undefined`. A JSON body of declared length takes a single step after the runtime reads it.
+ * Reads the body in the declared media type its Content-Type names, within `maxBodySize`, and hands a
+ * copy back to `incoming` (see `keep`). A body of an undeclared type is a 415 naming the accepted
+ * ones; without a Content-Type, JSON is assumed when declared. An empty body reads as `undefined`.
+ * Rejects with the 400, 413 or 415 that refused the body.
  */
-export function readBody<T>(
-  request: Request,
-  plan: BodyPlan,
-  maxBodySize: number,
-  onRead: (read: ReadBody) => T | Promise<T>,
-  onRefused: (err: unknown) => T | Promise<T>,
-): Promise<T> {
+export function readBody(incoming: IncomingRequest, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
   try {
-    const contentType = request.headers.get("content-type");
+    const contentType = incoming.header("content-type");
     const media = selectMedia(plan, contentType);
-    const whole = media?.kind === "json" && !isRequestLike(request) ? declaredBody(request, maxBodySize) : null;
-    if (whole) {
-      return whole.then((buffer) => {
-        let read: ReadBody;
-        try {
-          read = jsonOf(request, media!, checkedBytes(buffer, maxBodySize), contentType);
-        } catch (err) {
-          return onRefused(err);
-        }
-        return onRead(read);
-      }, onRefused);
-    }
-    return readAnyBody(request, plan, media, contentType, maxBodySize).then(onRead, onRefused);
+    if (isRequestLike(incoming.request)) return readRequestLike(incoming.request, media);
+    if (media === null) return refuseUndeclared(incoming, plan, contentType);
+    if (media.kind === null) return Promise.resolve({ media, value: undefined });
+    const tooLarge = declaredTooLarge(incoming.header("content-length"), maxBodySize);
+    if (tooLarge) return Promise.reject(tooLarge);
+    if (media.kind === "multipart") return readMultipartBody(incoming, media, contentType!, maxBodySize);
+    // One step once the runtime has the bytes: decoded, parsed and kept.
+    return incoming.readBytes(maxBodySize).then((bytes) => textBody(incoming, media, bytes, contentType));
   } catch (err) {
-    return Promise.resolve(onRefused(err));
+    return Promise.reject(err);
   }
 }
 
-function jsonOf(request: Request, media: MediaPlan, bytes: Uint8Array | null, contentType: string | null): ReadBody {
-  if (bytes === null) return { media, value: undefined };
-  keepBody(request, bytes, contentType);
-  if (bytes.byteLength === 0) return { media, value: undefined };
-  return { media, value: parseJsonBody(decodeUtf8(bytes)) };
+/** A JSON or form body's bytes, decoded (400 for invalid UTF-8), parsed, and kept for the handler. */
+function textBody(
+  incoming: IncomingRequest,
+  media: MediaPlan,
+  bytes: Uint8Array | null,
+  contentType: string | null,
+): ReadBody {
+  if (bytes === null) return media.kind === "json" ? { media, value: undefined } : { media, form: undefined };
+  const text = decodeUtf8(bytes);
+  incoming.keep({ text, contentType });
+  if (media.kind === "json") return { media, value: text === "" ? undefined : parseJsonBody(text) };
+  return { media, form: text === "" ? undefined : groupForm(new URLSearchParams(text)) };
 }
 
-async function readAnyBody(
-  request: Request,
-  plan: BodyPlan,
-  media: MediaPlan | null,
-  contentType: string | null,
+async function readMultipartBody(
+  incoming: IncomingRequest,
+  media: MediaPlan,
+  contentType: string,
   maxBodySize: number,
 ): Promise<ReadBody> {
-  if (isRequestLike(request)) return readRequestLike(request, media);
-  if (!media) {
-    if (!(await isEmpty(request))) {
-      throw new UnsupportedMediaTypeException(
-        contentType === null
-          ? `Missing Content-Type: this endpoint accepts ${plan.accepted}`
-          : `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${plan.accepted}`,
-      );
-    }
-    return { media: null, value: undefined };
+  const entries = await readMultipart(incoming.stream(), contentType, {
+    maxBodySize,
+    partLimit(name, isFile) {
+      if (media.fields === null) return Number.POSITIVE_INFINITY;
+      const field = media.fieldsByName.get(name);
+      // An undeclared file would be stripped by the schema anyway: it is not kept in memory.
+      if (!field) return isFile ? null : Number.POSITIVE_INFINITY;
+      return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
+    },
+  });
+  // An empty stream was still consumed: the handler reads an empty body.
+  incoming.keep({ parts: entries ?? [], contentType });
+  if (entries === undefined) return { media, form: undefined };
+  const form: FormValues = new Map();
+  for (const { name, value } of entries) group(form, name, value);
+  return { media, form };
+}
+
+/** A body of a media type the route does not declare: a 415, unless the body is empty after all. */
+async function refuseUndeclared(
+  incoming: IncomingRequest,
+  plan: BodyPlan,
+  contentType: string | null,
+): Promise<ReadBody> {
+  if (!(await isEmpty(incoming))) {
+    throw new UnsupportedMediaTypeException(
+      contentType === null
+        ? `Missing Content-Type: this endpoint accepts ${plan.accepted}`
+        : `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${plan.accepted}`,
+    );
   }
-  switch (media.kind) {
-    case null:
-      return { media, value: undefined };
-    case "json":
-      return jsonOf(request, media, await readBodyBytes(request, maxBodySize), contentType);
-    case "form": {
-      const bytes = await readBodyBytes(request, maxBodySize);
-      if (bytes === null) return { media, form: undefined };
-      keepBody(request, bytes, contentType);
-      if (bytes.byteLength === 0) return { media, form: undefined };
-      return { media, form: groupForm(new URLSearchParams(decodeUtf8(bytes))) };
-    }
-    case "multipart": {
-      const entries = await readMultipart(request, contentType!, {
-        maxBodySize,
-        partLimit(name, isFile) {
-          if (media.fields === null) return Number.POSITIVE_INFINITY;
-          const field = media.fieldsByName.get(name);
-          // An undeclared file would be stripped by the schema anyway: it is not kept in memory.
-          if (!field) return isFile ? null : Number.POSITIVE_INFINITY;
-          return field.file?.maxSize ?? Number.POSITIVE_INFINITY;
-        },
-      });
-      if (entries === undefined) {
-        // An empty stream was still consumed; a request without one has nothing to give back.
-        if (request.body !== null) keepBody(request, new Uint8Array(0), contentType);
-        return { media, form: undefined };
-      }
-      keepMultipart(request, entries, contentType!);
-      const form: FormValues = new Map();
-      for (const { name, value } of entries) group(form, name, value);
-      return { media, form };
-    }
-  }
+  return { media: null, value: undefined };
 }
 
 /**
@@ -244,13 +226,14 @@ function wildcardMatches(declared: string, given: string): boolean {
 }
 
 /** Whether the request has no body, reading at most its first bytes to find out. */
-async function isEmpty(request: Request): Promise<boolean> {
+async function isEmpty(incoming: IncomingRequest): Promise<boolean> {
   // A declared length answers without touching the stream (on @hono/node-server, touching it builds
   // a web stream that holds the socket paused, so the server could no longer drain the refused body).
-  const declared = request.headers.get("content-length");
+  const declared = incoming.header("content-length");
   if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
-  if (request.body === null) return true;
-  const reader = request.body.getReader();
+  const body = incoming.stream();
+  if (body === null) return true;
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return true;

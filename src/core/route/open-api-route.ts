@@ -1,7 +1,6 @@
 import type { z } from "zod";
-import type { CompiledRoute } from "./pipeline";
+import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "../schema-types";
 import { ResponsePlan } from "./respond";
-import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "./schema-types";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
 export interface RouteOptions {
@@ -19,8 +18,9 @@ export interface RouteOptions {
 /**
  * Base class of every endpoint: declare `schema` and implement `handle`.
  *
- * The class is constructed once when the route is registered; each request runs on a light object
- * that inherits from that instance, so class-field schemas cost nothing per request. Per-request
+ * The class is constructed once, when its route is first needed (its first request, the first document,
+ * or `router.compile()`); each request runs on a light object that inherits from that instance, so
+ * class-field schemas cost nothing per request. Per-request
  * state (`args`, validated data, fields `handle` assigns) lives on that object, and class fields
  * holding an array, plain object, Map or Set are copied onto it: nothing is shared between requests.
  *
@@ -41,6 +41,13 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * its own; those of its parent classes count too.
    */
   static readonly configurationFields: readonly string[] = [];
+  /**
+   * Whether registering the class compiles its route at once, so that what `prepareRoute()` and
+   * `getSchema()` check fails the registration (the auto endpoints check their Meta and list options
+   * against the path and the model, as chanfana does). Otherwise the route is compiled when first
+   * needed, which keeps start-up free of the schemas' cost.
+   */
+  static readonly compiledAtRegistration: boolean = false;
 
   /** The endpoint's contract; declared with zod's core schema type, so checking a subclass's field stays cheap. */
   schema: OpenAPIRouteSchema<SchemaType> = {};
@@ -69,8 +76,9 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   }
 
   /**
-   * Called once when the route is registered, before `getSchema()`: compute here the runtime state
-   * requests will read (lookup tables, derived field lists). Requests inherit it from this instance.
+   * Called once, right after the class is constructed for its route and before `getSchema()`: compute
+   * here the runtime state requests will read (lookup tables, derived field lists), and throw for a
+   * route it cannot serve. Requests inherit that state from this instance.
    */
   prepareRoute(): void {}
 
@@ -148,7 +156,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * app.get("/legacy", (c) => endpoint.execute(c));
    */
   async execute(...args: HandleArgs): Promise<Response> {
-    return registrationOf(this, "execute").serve(args);
+    return servedOf(this, "execute").serve(args);
   }
 
   /**
@@ -159,11 +167,9 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * const data = await this.validateRequest(request);
    */
   async validateRequest(request: Request): Promise<Record<string, unknown>> {
-    const state = this as unknown as RequestState;
-    const { route, router } = registrationOf(this, "validateRequest");
-    if (state.validatedData !== undefined && router.getRequest(state.args) === request) return state.validatedData;
-    const urlParams = state.args.length > 0 ? router.getUrlParams(state.args) : {};
-    return (await route.plan.validate({ request, urlParams }, state.args)).validated;
+    const served = servedOf(this, "validateRequest");
+    if (this.validatedData !== undefined && served.requestOf(this.args) === request) return this.validatedData;
+    return served.validate(request, this.args);
   }
 
   /**
@@ -190,116 +196,42 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   }
 }
 
-/** What registration attaches to an endpoint instance: its compiled route and how its router serves it. */
-export interface Registration {
-  route: CompiledRoute;
-  router: {
-    getRequest(args: unknown[]): Request;
-    getUrlParams(args: unknown[]): Record<string, string | undefined>;
-  };
+/**
+ * How the router serving an endpoint runs it (the mount's version, for a mounted route): what
+ * `execute()`, `validateRequest()` and the response helpers use.
+ */
+export interface ServedEndpoint {
+  readonly responder: ResponsePlan;
+  /** The fetch Request among the router's handler arguments. */
+  requestOf(args: unknown[]): Request;
+  /** Runs the route for the router's handler arguments, as the router does. */
   serve(args: unknown[]): Response | Promise<Response>;
+  /** `request` validated against the route's plan; `args` are the router arguments of the request being handled. */
+  validate(request: Request, args: unknown[]): Promise<Record<string, unknown>>;
 }
 
-// A symbol key keeps the link off the instance's own enumerable fields (and out of per-request copies).
-const REGISTRATION = Symbol("specroute.registration");
+/** @internal Where an endpoint instance (and each request's object) keeps how it is served. */
+export const SERVED = Symbol("specroute.served");
 
-/** Links an endpoint instance to its compiled route, once, at registration. */
-export function register(endpoint: OpenAPIRoute, registration: Registration): void {
-  Object.defineProperty(endpoint, REGISTRATION, { value: registration });
+/** Links an endpoint instance to the route its router compiled for it, once. */
+export function linkServed(endpoint: OpenAPIRoute, served: ServedEndpoint): void {
+  // A symbol key, not enumerable: off the instance's own fields (and out of per-request copies).
+  // Writable, so each request's object (which inherits from the instance) can hold its own.
+  Object.defineProperty(endpoint, SERVED, { value: served, writable: true });
 }
 
-function registrationOf(endpoint: OpenAPIRoute, method: string): Registration {
-  const registration = (endpoint as unknown as { [REGISTRATION]?: Registration })[REGISTRATION];
-  if (!registration) throw new Error(`${method}() needs the endpoint registered on a router first`);
-  return registration;
+function servedOf(endpoint: OpenAPIRoute, method: string): ServedEndpoint {
+  const served = (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED];
+  if (!served) throw new Error(`${method}() needs the endpoint registered on a router first`);
+  return served;
 }
 
 function responsePlanOf(endpoint: OpenAPIRoute): ResponsePlan {
-  const registration = (endpoint as unknown as { [REGISTRATION]?: Registration })[REGISTRATION];
   // An endpoint used outside a router compiles its responses on demand.
-  return registration?.route.responder ?? new ResponsePlan(endpoint.getSchemaZod(), false);
-}
-
-/** Fields the framework sets per request or compiles at registration: never copied per request. */
-const FRAMEWORK_FIELDS: ReadonlySet<string> = new Set([
-  "schema",
-  "params",
-  "args",
-  "validatedData",
-  "unvalidatedData",
-  "authPrincipal",
-]);
-
-/** One own field of an endpoint that each request gets a shallow copy of. */
-export type PerRequestField = readonly [name: string, copy: (value: any) => unknown];
-
-/** What the class fields held right after construction, to tell them from state registration computed. */
-export function fieldSnapshot(endpoint: OpenAPIRoute): ReadonlyMap<string, unknown> {
-  return new Map(Object.entries(endpoint));
-}
-
-/**
- * The class fields holding a mutable container (array, plain object, Map, Set) that each request
- * gets a shallow copy of, so what `handle` adds to them never reaches the next request (chanfana
- * builds an instance per request; specroute builds one per route). Framework fields, the class's
- * `configurationFields`, zod schemas, frozen values and state `prepareRoute()` put in place are shared.
- */
-export function perRequestFields(endpoint: OpenAPIRoute, constructed: ReadonlyMap<string, unknown>): PerRequestField[] {
-  const fields: PerRequestField[] = [];
-  const configuration = configurationFieldsOf(endpoint.constructor);
-  for (const [name, value] of Object.entries(endpoint)) {
-    if (FRAMEWORK_FIELDS.has(name) || configuration.has(name) || constructed.get(name) !== value) continue;
-    const copy = copierOf(value);
-    if (copy) fields.push([name, copy]);
-  }
-  return fields;
-}
-
-/** The `configurationFields` a class and every class above it declare. */
-function configurationFieldsOf(endpointClass: Function): Set<string> {
-  const fields = new Set<string>();
-  // Each class's own list, so a subclass need not spread its parent's (a spread would keep unused classes in bundles).
-  for (
-    let current: any = endpointClass;
-    current && current !== Function.prototype;
-    current = Object.getPrototypeOf(current)
-  ) {
-    if (Object.hasOwn(current, "configurationFields")) for (const name of current.configurationFields) fields.add(name);
-  }
-  return fields;
-}
-
-/**
- * Makes a route's per-request objects: each inherits from `endpoint`, holds the request's state and its
- * own copy of each of `fields`. One constructor per route, so every request's object has the same shape.
- */
-export function requestStateFactory(
-  endpoint: OpenAPIRoute,
-  fields: readonly PerRequestField[],
-): (args: unknown[]) => OpenAPIRoute & RequestState {
-  const source = endpoint as unknown as Record<string, unknown>;
-  function RequestContext(this: Record<string, unknown>, args: unknown[]) {
-    this.args = args;
-    this.validatedData = undefined;
-    this.unvalidatedData = undefined;
-    this.authPrincipal = undefined;
-    for (const [name, copy] of fields) this[name] = copy(source[name]);
-  }
-  RequestContext.prototype = endpoint;
-  // A constructor (rather than Object.create and assignments) gives the objects one fixed, fast shape.
-  const Constructor = RequestContext as unknown as new (args: unknown[]) => OpenAPIRoute & RequestState;
-  return (args) => new Constructor(args);
-}
-
-function copierOf(value: unknown): ((value: any) => unknown) | null {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value) || "_zod" in value) return null;
-  if (Array.isArray(value)) return (array: unknown[]) => array.slice();
-  if (value instanceof Map) return (map: Map<unknown, unknown>) => new Map(map);
-  if (value instanceof Set) return (set: Set<unknown>) => new Set(set);
-  const proto = Object.getPrototypeOf(value);
-  if (proto === Object.prototype) return (object: object) => ({ ...object });
-  if (proto === null) return (object: object) => Object.assign(Object.create(null), object);
-  return null;
+  return (
+    (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED]?.responder ??
+    new ResponsePlan(endpoint.getSchemaZod(), false)
+  );
 }
 
 /** Calls an endpoint's protected `handleError` hook, for the request pipeline. */
@@ -308,17 +240,14 @@ export function callHandleError(endpoint: OpenAPIRoute, error: unknown): unknown
 }
 
 /** An endpoint class as registration accepts it. */
-export type OpenAPIRouteClass = (new (params: RouteOptions) => OpenAPIRoute) & { isRoute?: boolean };
+export type OpenAPIRouteClass = (new (
+  params: RouteOptions,
+) => OpenAPIRoute) & {
+  isRoute?: boolean;
+  compiledAtRegistration?: boolean;
+};
 
 /** Whether a value is an endpoint class (by shape, so two loaded copies still agree). */
 export function isRouteClass(value: unknown): value is OpenAPIRouteClass {
   return typeof value === "function" && (value as { isRoute?: unknown }).isRoute === true;
-}
-
-/** Internal access to the per-request fields, for the request pipeline only. */
-export interface RequestState {
-  args: unknown[];
-  validatedData: Record<string, unknown> | undefined;
-  unvalidatedData: UnvalidatedData | undefined;
-  authPrincipal: unknown;
 }

@@ -1,0 +1,117 @@
+import type { Context } from "hono";
+import { bodyTooLarge, readBodyBytes } from "../../core/request/body";
+import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
+import { type MultipartEntry, multipartBlob, multipartFormData } from "../../core/request/multipart";
+import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
+
+/** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
+type BodyCache = Record<string, Promise<unknown> | undefined>;
+
+/** A body a middleware already read through `c.req`: its bytes, or the parts of a multipart form. */
+type CachedBody = { bytes: Uint8Array; parts?: undefined } | { bytes?: undefined; parts: MultipartEntry[] };
+
+const encoder = new TextEncoder();
+
+/**
+ * A Hono call's request. The body specroute reads goes into Hono's own body cache on its request
+ * wrapper, so `c.req.json()`, `c.req.text()`, `c.req.parseBody()` and the rest read it again; the
+ * platform Request is never altered (its own body is consumed, as after any `c.req` read).
+ */
+export class HonoIncoming implements IncomingRequest {
+  readonly request: Request;
+  private readonly c: Context;
+  /** The Node request under it, on @hono/node-server (see `nodeRequestOf`). */
+  private readonly node: NodeIncomingMessage | undefined;
+  /** What a middleware read through `c.req` before the endpoint; specroute then reads that copy. */
+  private cached: Promise<CachedBody> | undefined;
+
+  constructor(readonly args: unknown[]) {
+    this.c = args[0] as Context;
+    this.request = this.c.req.raw;
+    this.node = nodeRequestOf(this.c.env, this.request);
+  }
+
+  header(name: string): string | null {
+    return this.node ? nodeHeader(this.node, name) : this.request.headers.get(name);
+  }
+
+  urlParams(): Record<string, string | undefined> {
+    return this.c.req.param() as Record<string, string | undefined>;
+  }
+
+  parsedQuery(): undefined {
+    return undefined;
+  }
+
+  readBytes(limit: number): Promise<Uint8Array | null> {
+    const cached = this.fromCache();
+    if (cached === undefined) {
+      return (
+        (this.node && readNodeBody(this.node)) ?? readBodyBytes(this.request, this.header("content-length"), limit)
+      );
+    }
+    return cached.then((body) => {
+      const bytes = body.bytes ?? encoder.encode(new URLSearchParams(partsAsStrings(body.parts)).toString());
+      if (bytes.byteLength > limit) throw bodyTooLarge(limit);
+      return bytes;
+    });
+  }
+
+  stream(): ReadableStream<Uint8Array> | null {
+    const cached = this.fromCache();
+    if (cached === undefined) return this.request.body;
+    const contentType = this.header("content-type") ?? "";
+    return new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const body = await cached;
+        const bytes = body.bytes ?? new Uint8Array(await multipartBlob(body.parts, contentType).arrayBuffer());
+        if (bytes.byteLength > 0) controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+  }
+
+  keep(body: ReadBodyCopy): void {
+    // A body a middleware read is in the cache already, as that middleware left it.
+    if (this.cached !== undefined) return;
+    const cache = this.c.req.bodyCache as BodyCache;
+    if (body.parts) {
+      // The Blob first: Hono derives the other methods from the first cached one, with the request's boundary.
+      cache.blob = Promise.resolve(multipartBlob(body.parts, body.contentType));
+      cache.formData = Promise.resolve(multipartFormData(body.parts));
+    } else {
+      cache.text = Promise.resolve(body.text);
+    }
+  }
+
+  /** The body a middleware read through `c.req`, when one did; undefined when the body is unread. */
+  private fromCache(): Promise<CachedBody> | undefined {
+    if (this.cached !== undefined) return this.cached;
+    const cache = this.c.req.bodyCache as BodyCache;
+    const key = CACHE_KEYS.find((name) => cache[name] !== undefined);
+    if (key === undefined) return undefined;
+    const contentType = this.header("content-type");
+    this.cached = cache[key]!.then((value) => cachedBody(value, contentType));
+    return this.cached;
+  }
+}
+
+/** Which of Hono's cached reads to take, most exact first. */
+const CACHE_KEYS = ["arrayBuffer", "text", "blob", "json", "formData"] as const;
+
+async function cachedBody(value: unknown, contentType: string | null): Promise<CachedBody> {
+  if (typeof value === "string") return { bytes: encoder.encode(value) };
+  if (value instanceof ArrayBuffer) return { bytes: new Uint8Array(value) };
+  if (value instanceof Blob) return { bytes: new Uint8Array(await value.arrayBuffer()) };
+  if (value instanceof FormData) {
+    const parts = [...value].map(([name, part]) => ({ name, value: part }));
+    if (contentType !== null && /^\s*multipart\/form-data/i.test(contentType)) return { parts };
+    return { bytes: encoder.encode(new URLSearchParams(partsAsStrings(parts)).toString()) };
+  }
+  // A parsed JSON value: written back as JSON, as Hono itself does to serve another method.
+  return { bytes: encoder.encode(JSON.stringify(value)) };
+}
+
+function partsAsStrings(parts: readonly MultipartEntry[]): Array<[string, string]> {
+  return parts.map(({ name, value }) => [name, typeof value === "string" ? value : (value?.name ?? "")]);
+}

@@ -1,0 +1,127 @@
+import { readBodyBytes } from "../../core/request/body";
+import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
+import { multipartBlob, multipartFormData } from "../../core/request/multipart";
+import { requestOf } from "../../core/request/request-like";
+import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
+
+/** What the incoming request needs of the itty-router core. */
+interface IttyCore {
+  getUrlParams(args: unknown[]): Record<string, string | undefined>;
+}
+
+/**
+ * An itty-router call's request: read through the fetch Request (the query as itty-router parsed it).
+ * Once specroute has read the body, the handler gets a request of specroute's own in its place, which
+ * reads that body again (see {@link readAgain}); the platform Request is never altered.
+ */
+export class IttyIncoming implements IncomingRequest {
+  readonly request: Request;
+  args: unknown[];
+  /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`). */
+  private readonly node: NodeIncomingMessage | undefined;
+
+  constructor(
+    private readonly core: IttyCore,
+    args: unknown[],
+  ) {
+    this.args = args;
+    this.request = requestOf(args[0]);
+    this.node = nodeRequestOf(args[1], this.request);
+  }
+
+  header(name: string): string | null {
+    return this.node ? nodeHeader(this.node, name) : this.request.headers.get(name);
+  }
+
+  urlParams(): Record<string, string | undefined> {
+    return this.core.getUrlParams(this.args);
+  }
+
+  /** itty-router has parsed the query string into `request.query` already: validation reads that, not the URL again. */
+  parsedQuery(): Record<string, string | string[] | undefined> | undefined {
+    const { query } = this.args[0] as { query?: unknown };
+    // Its own object (null prototype, as itty-router 5 and 6 make it); anything else is parsed from the URL.
+    return typeof query === "object" && query !== null && Object.getPrototypeOf(query) === null
+      ? (query as Record<string, string | string[] | undefined>)
+      : undefined;
+  }
+
+  readBytes(limit: number): Promise<Uint8Array | null> {
+    return (this.node && readNodeBody(this.node)) ?? readBodyBytes(this.request, this.header("content-length"), limit);
+  }
+
+  stream(): ReadableStream<Uint8Array> | null {
+    return this.request.body;
+  }
+
+  keep(body: ReadBodyCopy): void {
+    this.args = [readAgain(this.args[0] as Request, body), ...this.args.slice(1)];
+  }
+}
+
+/** Fields of a request a copy takes over, where the runtime has them (Workers leaves several out). */
+const INIT_FIELDS = ["cache", "credentials", "integrity", "keepalive", "mode", "referrer", "referrerPolicy", "cf"];
+
+/**
+ * Every field of `request` as a RequestInit, read through whatever wraps it (itty-router's AutoRouter
+ * hands handlers a Proxy, which the runtime's Request constructor does not take as a Request).
+ */
+function initOf(request: Request): RequestInit {
+  const init: Record<string, unknown> = {
+    method: request.method,
+    headers: request.headers,
+    redirect: request.redirect,
+    signal: request.signal,
+  };
+  for (const field of INIT_FIELDS) {
+    const value = (request as unknown as Record<string, unknown>)[field];
+    // A navigation's mode cannot be given to a constructor; the copy is then a plain request.
+    if (value !== undefined && !(field === "mode" && value === "navigate")) init[field] = value;
+  }
+  return init;
+}
+
+/** The body read again: one Blob (a multipart body rebuilt around its parts' Files, never copying them). */
+function blobOf(body: ReadBodyCopy): Blob {
+  return body.parts
+    ? multipartBlob(body.parts, body.contentType)
+    : new Blob([body.text], { type: body.contentType ?? "" });
+}
+
+/** The request's body methods, answering from the body specroute read. */
+function bodyMethods(body: ReadBodyCopy): Record<string, unknown> {
+  const text = async () => (body.parts ? blobOf(body).text() : body.text);
+  return {
+    text,
+    json: async () => JSON.parse(await text()),
+    arrayBuffer: async () => blobOf(body).arrayBuffer(),
+    bytes: async () => new Uint8Array(await blobOf(body).arrayBuffer()),
+    blob: async () => blobOf(body),
+    formData: async () =>
+      body.parts
+        ? multipartFormData(body.parts)
+        : new Response(body.text, { headers: { "content-type": body.contentType ?? "" } }).formData(),
+  };
+}
+
+/**
+ * The request itty-router handed the handler, with a body that reads again: its body methods
+ * (`json`, `text`, `arrayBuffer`, `bytes`, `blob`, `formData`, `body`) answer from what specroute read,
+ * lazily, and `clone()` makes a Request with every field of the original and that body. Everything else
+ * (headers, `params`, what middleware put on it) is the original's.
+ */
+export function readAgain(request: Request, body: ReadBodyCopy): Request {
+  const methods = bodyMethods(body);
+  return new Proxy(request, {
+    get(target, key) {
+      if (typeof key === "string" && Object.hasOwn(methods, key)) return methods[key];
+      if (key === "body") return blobOf(body).stream();
+      // Every body method answers again, so the body counts as unread.
+      if (key === "bodyUsed") return false;
+      if (key === "clone") return () => new Request(target.url, { ...initOf(target), body: blobOf(body) });
+      const value = Reflect.get(target, key, target);
+      // The platform's methods check that they run on a real Request: they are called on the original.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,74 @@
+import { concatBytes, isLength } from "../core/request/body";
+
+/** The part of Node's `http.IncomingMessage` specroute reads (duck-typed: no Node import in a Workers bundle). */
+export interface NodeIncomingMessage {
+  headers: Record<string, string | string[] | undefined>;
+  readableDidRead: boolean;
+  readableEnded: boolean;
+  listenerCount(event: string): number;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/**
+ * The Node request under `request`, when @hono/node-server passed it in the environment (`env.incoming`)
+ * and `request` is the lightweight Request it made from it: then headers are read from it as they
+ * arrived and a body of declared length is taken from it as it arrives, with no Headers object and no
+ * copy. Undefined otherwise: on Workers, Bun and Deno, and for a Request the app built itself (which may
+ * carry other headers or another body than the Node request).
+ */
+export function nodeRequestOf(env: unknown, request: Request): NodeIncomingMessage | undefined {
+  const incoming = (env as { incoming?: unknown } | null | undefined)?.incoming;
+  if (typeof incoming !== "object" || incoming === null || typeof (incoming as NodeIncomingMessage).on !== "function")
+    return undefined;
+  if (typeof (incoming as NodeIncomingMessage).headers !== "object") return undefined;
+  // node-server's lightweight request is a plain prototype object over Request.prototype: no class, no constructor.
+  const prototype = Object.getPrototypeOf(request) as object | null;
+  if (prototype === null || Object.hasOwn(prototype, "constructor")) return undefined;
+  if (Object.getPrototypeOf(prototype) !== globalThis.Request?.prototype) return undefined;
+  return incoming as NodeIncomingMessage;
+}
+
+/** A header of the Node request by lower-case name, as a fetch Headers would give it; null when absent. */
+export function nodeHeader(incoming: NodeIncomingMessage, name: string): string | null {
+  const value = incoming.headers[name];
+  if (value === undefined) return null;
+  return typeof value === "string" ? value : value.join(name === "cookie" ? "; " : ", ");
+}
+
+/** Whether the Node request's body can be read here: nothing has read it or started to. */
+export function bodyUnread(incoming: NodeIncomingMessage): boolean {
+  return !incoming.readableDidRead && !incoming.readableEnded && incoming.listenerCount("data") === 0;
+}
+
+/**
+ * The body of a request that declares its length (checked against the limit before), read from the
+ * Node request as it arrives: null when it cannot be read here (no declared length, or read already),
+ * and the fetch Request's own reader is used instead.
+ */
+export function readNodeBody(incoming: NodeIncomingMessage): Promise<Uint8Array> | null {
+  if (!isLength(nodeHeader(incoming, "content-length")) || !bodyUnread(incoming)) return null;
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const onData = (chunk: Uint8Array) => {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    };
+    const onEnd = () => settle(() => resolve(concatBytes(chunks, size)));
+    const onError = (err: unknown) => settle(() => reject(err));
+    const onClose = () =>
+      settle(() => reject(new Error("The client closed the connection before sending the whole body")));
+    const settle = (done: () => void) => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+      incoming.off("close", onClose);
+      done();
+    };
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+    incoming.on("close", onClose);
+  });
+}

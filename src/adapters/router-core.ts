@@ -1,0 +1,197 @@
+import type { IncomingRequest } from "../core/request/incoming";
+import { isRouteClass, type OpenAPIRouteClass } from "../core/route/open-api-route";
+import { type Deliver, type Failure, runEndpoint } from "../core/route/pipeline";
+import type { EnvPredicate } from "../core/schema-types";
+import { isApiException, MultiException } from "../errors/exceptions";
+import { isZodError } from "../errors/render";
+import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
+import { derivable, Mount, type RouterHandler } from "./mount";
+import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
+import { registryOf, ServedDocument } from "./served-document";
+import { RouteDefinition, RouteEntry, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
+
+/** Methods that register a documented operation. */
+export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
+
+/**
+ * What every router adapter shares: the route table, registration (routes are compiled when first
+ * needed), serving a request and delivering its failure, and the cached document. An adapter supplies
+ * how to read its handler arguments and how its router takes a failure; it registers handlers through
+ * its router's public API.
+ */
+export abstract class RouterCore implements RouteHost {
+  readonly options: ResolvedRouterOptions;
+  /** Documented routes, nested routers' included, in registration order. */
+  readonly routes: RouteEntry[] = [];
+  /** The router's `hidden` option as predicates, which routes it serves (and mounts of it) inherit. */
+  readonly hiddenPredicates: readonly EnvPredicate[];
+  readonly document: ServedDocument;
+  /** Every route this router serves, documented or not, mounted ones included: what `compile()` compiles. */
+  private readonly served: ServedRoute[] = [];
+  /** Routes registered but not yet checked: checked once the adapter has settled the router's base. */
+  private readonly unchecked: RouteDefinition[] = [];
+  /** How failures reach the router; one function for every route. */
+  private readonly deliverer: Deliver = (failure, args) => this.deliver(failure, args);
+
+  constructor(options?: RouterOptions) {
+    this.options = resolveOptions(options);
+    this.hiddenPredicates = toPredicates(this.options.hidden);
+    this.document = new ServedDocument(this);
+  }
+
+  /** The fetch Request of a call. */
+  abstract getRequest(args: unknown[]): Request;
+  /** The URL parameters the router matched for a call. */
+  abstract getUrlParams(args: unknown[]): Record<string, string | undefined>;
+  /** The environment bindings of a call (Workers `env`). */
+  abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
+  /** A call's request, as the core reads it. */
+  abstract incomingOf(args: unknown[]): IncomingRequest;
+  /** `request` read for `validateRequest()`, with the path parameters of the call `args` (if any). */
+  abstract incomingFor(request: Request, args: unknown[]): IncomingRequest;
+  /** Delivers a rendered failure the router's way: return the Response or throw it. */
+  protected abstract deliverFailure(failure: Failure, args: unknown[]): Response | Promise<Response>;
+
+  /**
+   * Records the endpoint classes among `handlers` for `method path` (relative to the base) and returns
+   * the handlers to give the router; other handlers (middleware) pass through unchanged.
+   */
+  registerRoute(method: string, path: string, handlers: unknown[], documented = true): RouterHandler[] {
+    return handlers.map((handler) => {
+      if (!isRouteClass(handler)) return handler as RouterHandler;
+      const definition = new RouteDefinition(this, handler as OpenAPIRouteClass, method, path, documented);
+      this.unchecked.push(definition);
+      this.addServed(definition.served, path);
+      return this.handlerFor(definition.served);
+    });
+  }
+
+  /** Runs the registration checks of the routes registered since the last call (see `RouteDefinition`). */
+  checkRegistrations(): void {
+    for (const definition of this.unchecked.splice(0)) definition.checkRegistration();
+  }
+
+  /** Adds a route this router serves at `path` (relative to its base): its own, or one derived for a mount. */
+  addServed(served: ServedRoute, path: string): void {
+    this.served.push(served);
+    if (!served.definition.documented) return;
+    this.routes.push(new RouteEntry(path, served));
+    this.document.invalidate();
+  }
+
+  /** The handler serving `served`; a mount registers its own version of it. */
+  handlerFor(served: ServedRoute): RouterHandler {
+    return derivable(
+      (...args: unknown[]) => this.serve(served, args),
+      (mount, path) => this.handlerFor(mount.route(served, path)),
+    );
+  }
+
+  /** Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
+  serve(served: ServedRoute, args: unknown[]): Response | Promise<Response> {
+    // The first request of a route compiles it; a route that cannot compile throws to the router.
+    return runEndpoint(served.route(), served, this.incomingOf(args), this.deliverer);
+  }
+
+  /**
+   * A mount of `nested` under this router (see `Mount`); its registry's components join this one's, as
+   * chanfana merges a nested router's registry into its parent's when it is mounted.
+   */
+  mountOf(nested: RouterCore, documentPath: (path: string) => string, routingPrefix?: string): Mount {
+    registryOf(this).merge(registryOf(nested));
+    return new Mount(this, documentPath, routingPrefix);
+  }
+
+  /** Compiles every route now (tests, the CLI); otherwise each is compiled on first use. */
+  compile(): void {
+    this.checkRegistrations();
+    for (const served of this.served) served.route();
+  }
+
+  /**
+   * The OpenAPI document of every documented route, built once and cached; `env` gives the document that
+   * environment sees (`schema` functions, hidden predicates).
+   */
+  getGeneratedSchema(version: OpenAPIVersion = this.options.openapiVersion, env: Record<string, unknown> = {}) {
+    return this.document.get(version, () => ({ env, args: [] })).doc as OpenAPIDocument;
+  }
+
+  /** Drops the cached document, for changes the route table does not see (components added to `registry`). */
+  invalidateDocument(): void {
+    this.document.invalidate();
+  }
+
+  /** @internal How many documents were built: what the environment tests count. */
+  get documentBuilds(): number {
+    return this.document.builds;
+  }
+
+  /** What a document built for this call sees. */
+  contextOf(args: unknown[]): DocumentContext {
+    return { env: this.getBindings(args) ?? {}, request: this.getRequest(args), args };
+  }
+
+  /** Hands a failure to the router its way (see `deliverFailure`), or throws what the app threw. */
+  private deliver(failure: Failure, args: unknown[]): Response | Promise<Response> {
+    if (this.options.passthroughErrors) throw passedThrough(failure);
+    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana;
+    // a thrown non-Error (a string, null) is answered here, as Hono would not hand it to onError at all.
+    if (failure.error instanceof Error && !isFrameworkError(failure.error)) throw failure.error;
+    if (failure.requestId !== undefined) {
+      console.error(
+        `[specroute] ${failure.exception.status} in ${failure.label}, request id ${failure.requestId}:`,
+        failure.error,
+      );
+    }
+    return this.deliverFailure(failure, args);
+  }
+}
+
+const SPECROUTE = Symbol.for("specroute.router");
+
+/** Gives an adapter's wrapper the members every specroute router shares, and marks it as one. */
+export function exposeRouter<W extends object>(wrapper: W, core: RouterCore, original: unknown): W {
+  return Object.defineProperties(wrapper, {
+    [SPECROUTE]: { value: true },
+    isSpecroute: { value: true },
+    core: { value: core },
+    original: { value: original },
+    options: { value: core.options },
+    registry: { value: registryOf(core) },
+    // Older wrangler versions read `middleware` off the exported router (cloudflare/workers-sdk#5420).
+    middleware: { get: () => [] },
+    routeTable: { get: () => core.routes },
+    schema: { get: () => core.getGeneratedSchema() },
+    getGeneratedSchema: {
+      value: (version?: OpenAPIVersion, env?: Record<string, unknown>) => core.getGeneratedSchema(version, env),
+    },
+    compile: {
+      value: () => {
+        core.compile();
+        return wrapper;
+      },
+    },
+  });
+}
+
+/** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
+export function isRouterWrapper(value: unknown): value is { core: RouterCore; original: any; fetch?: any } {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SPECROUTE] === true;
+}
+
+/** Whether specroute formats an error itself: its exceptions (by shape) and ZodErrors. */
+function isFrameworkError(error: unknown): boolean {
+  return isApiException(error) || isZodError(error);
+}
+
+/**
+ * What `passthroughErrors` throws: what was thrown, before `handleError`; a validation failure always as
+ * a MultiException, as chanfana throws it (an authentication failure stays as it is).
+ */
+function passedThrough(failure: Failure): unknown {
+  const { thrown } = failure;
+  const isMulti = Array.isArray((thrown as { errors?: unknown } | null)?.errors);
+  if (!failure.duringValidation || !isApiException(thrown) || isMulti) return thrown;
+  if (thrown.status === 401 || thrown.status === 403) return thrown;
+  return new MultiException([thrown]);
+}

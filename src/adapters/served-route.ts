@@ -1,0 +1,212 @@
+import type { IncomingRequest } from "../core/request/incoming";
+import {
+  type CompiledRoute,
+  compiledWithin,
+  compileRoute,
+  type PreparedEndpoint,
+  prepareEndpoint,
+} from "../core/route/compile";
+import type { OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
+import { linkServed } from "../core/route/open-api-route";
+import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
+import type { SecurityLayer } from "../core/security/security";
+import type { ResolvedRouterOptions } from "./options";
+
+/** What a route needs of the router it is registered on (the router core). */
+export interface RouteHost {
+  readonly options: ResolvedRouterOptions;
+  /** The router's `hidden` option as predicates. */
+  readonly hiddenPredicates: readonly EnvPredicate[];
+  getRequest(args: unknown[]): Request;
+  incomingFor(request: Request, args: unknown[]): IncomingRequest;
+  serve(served: ServedRoute, args: unknown[]): Response | Promise<Response>;
+}
+
+/**
+ * One endpoint class registered on one router. The class is constructed and its route compiled once,
+ * when first needed (its first request, the first document, `router.compile()`), and shared by every
+ * router the route is mounted under; classes that ask for it are prepared at registration.
+ */
+export class RouteDefinition {
+  private prepared: PreparedEndpoint | undefined;
+  private compiled: CompiledRoute | undefined;
+  /** Why the route could not be compiled: it fails the same way every time it is asked for. */
+  private failure: Error | undefined;
+  private documentedAs: OpenAPIRouteSchema | undefined;
+  /** How the route is served on the router it was registered on: what the endpoint instance is linked to. */
+  readonly served: ServedRoute;
+
+  constructor(
+    readonly router: RouteHost,
+    readonly EndpointClass: OpenAPIRouteClass,
+    readonly method: string,
+    /** The path as registered, relative to the router's base. */
+    readonly path: string,
+    /** Whether the route is in its router's document (`all()` registrations are not). */
+    readonly documented: boolean,
+  ) {
+    this.served = new ServedRoute(this, [], router.hiddenPredicates);
+  }
+
+  /**
+   * What chanfana checks when a route is registered still fails the registration, with its own error:
+   * a class that asks to be compiled then (the auto endpoints' Meta against the path), a documented
+   * route without `operationId` when none is generated. Run once the router has settled its base,
+   * which the route's path includes.
+   */
+  checkRegistration(): void {
+    if (this.EndpointClass.compiledAtRegistration === true) this.compiled = this.compileAs(this.prepare());
+    if (this.documented && !this.router.options.generateOperationIds) this.operationId();
+  }
+
+  /** `METHOD /path (ClassName)`: how logs and errors name the route. */
+  get label(): string {
+    return `${this.method.toUpperCase()} ${this.path} (${this.EndpointClass.name || "anonymous endpoint"})`;
+  }
+
+  /** The route compiled; the first call constructs the endpoint. An error names the route. */
+  compile(): CompiledRoute {
+    if (this.compiled) return this.compiled;
+    if (this.failure) throw this.failure;
+    try {
+      this.compiled = this.compileAs(this.prepare());
+      return this.compiled;
+    } catch (err) {
+      this.failure = new Error(`${this.label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw this.failure;
+    }
+  }
+
+  private compileAs(prepared: PreparedEndpoint): CompiledRoute {
+    const compiled = compileRoute(prepared, { ...this.router.options, method: this.method, label: this.label });
+    linkServed(prepared.endpoint, this.served);
+    return compiled;
+  }
+
+  /** The schema the document shows: the compiled one, with an `operationId` generated when it has none. */
+  documentedSchema(): OpenAPIRouteSchema {
+    if (this.documentedAs) return this.documentedAs;
+    const schema = { ...this.compile().schema };
+    schema.operationId = this.operationId();
+    this.documentedAs = schema;
+    return schema;
+  }
+
+  private operationId(): string {
+    const declared = this.prepare().endpoint.getSchema().operationId;
+    if (declared) return declared;
+    // Worded as chanfana words it, naming the path as registered, so apps matching on it keep working.
+    if (!this.router.options.generateOperationIds) throw new Error(`Route ${this.path} doesn't have operationId set!`);
+    return `${this.method}_${this.EndpointClass.name}`;
+  }
+
+  private prepare(): PreparedEndpoint {
+    if (this.prepared) return this.prepared;
+    const routeOptions: RouteOptions = {
+      router: this.router,
+      raiseUnknownParameters: this.router.options.raiseUnknownParameters,
+      route: toOpenAPIPath(this.router.options.base + this.path),
+      urlParams: pathParameterNames(this.path),
+      method: this.method,
+    };
+    this.prepared = prepareEndpoint(this.EndpointClass, routeOptions);
+    return this.prepared;
+  }
+}
+
+/**
+ * A route as one router serves it: its definition, under the `auth`/`security` of every router it is
+ * mounted under (innermost first). The document entry and the handler of a mount share one of these,
+ * so what the document says and what the handler enforces come from the same plan.
+ */
+export class ServedRoute implements ServedEndpoint {
+  private compiled: CompiledRoute | undefined;
+
+  constructor(
+    readonly definition: RouteDefinition,
+    /** The layers of the routers this route is mounted under, innermost first. */
+    readonly layers: readonly SecurityLayer[],
+    /** The `hidden` options of its router and of every router it is mounted under. */
+    readonly hiddenByRouters: readonly EnvPredicate[],
+  ) {}
+
+  /** The route compiled for this mount: the definition's, its plan derived for the mounts' layers. */
+  route(): CompiledRoute {
+    if (this.compiled) return this.compiled;
+    const base = this.definition.compile();
+    const plan = this.layers.reduce((derived, layer) => derived.within(layer), base.plan);
+    this.compiled = compiledWithin(base, plan);
+    return this.compiled;
+  }
+
+  /** This route as served under one more router, with that router's security and `hidden` option. */
+  under(layer: SecurityLayer, hidden: readonly EnvPredicate[]): ServedRoute {
+    return new ServedRoute(this.definition, [...this.layers, layer], [...this.hiddenByRouters, ...hidden]);
+  }
+
+  get responder() {
+    return this.route().responder;
+  }
+
+  requestOf(args: unknown[]): Request {
+    return this.definition.router.getRequest(args);
+  }
+
+  serve(args: unknown[]): Response | Promise<Response> {
+    return this.definition.router.serve(this, args);
+  }
+
+  async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
+    const incoming = this.definition.router.incomingFor(request, args);
+    return (await this.route().plan.validate(incoming)).validated;
+  }
+}
+
+/** `/users/:userId{[0-9]+}/posts/:id?` → `/users/{userId}/posts/{id}`, without duplicate or trailing slashes. */
+export function toOpenAPIPath(path: string): string {
+  const converted = path.replace(/\/+/g, "/").replace(/:([A-Za-z0-9_]+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, "{$1}");
+  return converted.length > 1 && converted.endsWith("/") ? converted.slice(0, -1) : converted || "/";
+}
+
+/** The `:name` parameters of a router path, in order. */
+function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+}
+
+/** One documented route of a router: what the document is built from. */
+export class RouteEntry {
+  constructor(
+    /** Path in the router's own syntax, relative to the router's base. */
+    readonly path: string,
+    /** @internal The route as this router serves it (for a mounted route: derived for the mount). */
+    readonly served: ServedRoute,
+  ) {}
+
+  get method(): string {
+    return this.served.definition.method;
+  }
+
+  /** The endpoint's schema as documented; reading it compiles the route. */
+  get schema(): OpenAPIRouteSchema {
+    return this.served.definition.documentedSchema();
+  }
+
+  /** Predicates that leave the route out of the document: its own, its routers'. */
+  get hiddenWhen(): readonly EnvPredicate[] {
+    const { schema } = this;
+    return [
+      ...toPredicates(schema.hidden),
+      ...(typeof schema["x-ignore"] === "function" ? [schema["x-ignore"]] : []),
+      ...this.served.hiddenByRouters,
+    ];
+  }
+}
+
+/** A `hidden` predicate that always holds. */
+export const ALWAYS: EnvPredicate = () => true;
+
+/** A `hidden` option as predicates: none when false, one that always holds when true. */
+export function toPredicates(hidden: boolean | EnvPredicate | undefined): EnvPredicate[] {
+  if (typeof hidden === "function") return [hidden];
+  return hidden === true ? [ALWAYS] : [];
+}

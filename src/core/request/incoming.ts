@@ -1,0 +1,71 @@
+import { readBodyBytes } from "./body";
+import type { MultipartEntry } from "./multipart";
+
+/**
+ * What specroute read of a request body, handed back to the adapter so the handler can read the body
+ * again its router's way: the text of a JSON or form body (its bytes were valid UTF-8), or the parts
+ * of a multipart body streamed in (whose raw bytes were never held).
+ */
+export type ReadBodyCopy =
+  | { text: string; parts?: undefined; contentType: string | null }
+  | { text?: undefined; parts: MultipartEntry[]; contentType: string };
+
+/**
+ * One request as the core reads it. Each adapter implements it over what its router hands a handler,
+ * reading only what the route declares, without building objects the request does not need.
+ */
+export interface IncomingRequest {
+  /** The fetch Request: what authenticators, request ids and documents see. */
+  readonly request: Request;
+  /** The handler's arguments (Hono: `[c, next]`, itty-router: `[request, env, ctx]`), after `keep()`. */
+  readonly args: unknown[];
+  /** A header by lower-case name; null when absent. */
+  header(name: string): string | null;
+  /** The path parameters the router matched. */
+  urlParams(): Record<string, string | undefined>;
+  /** The query as the router parsed it (a repeated key as an array); undefined to parse it from the URL. */
+  parsedQuery(): Record<string, string | string[] | undefined> | undefined;
+  /**
+   * The whole body, refused (413) once it passes `limit` bytes; null when the request has none. Called
+   * at most once, after a declared Content-Length was checked against the limit.
+   */
+  readBytes(limit: number): Promise<Uint8Array | null>;
+  /** The body as a stream, for a body read as it arrives (multipart); null when there is none. */
+  stream(): ReadableStream<Uint8Array> | null;
+  /** Hands back the body specroute read, so that `handle()` can read it again through its router's API. */
+  keep(body: ReadBodyCopy): void;
+}
+
+/**
+ * A fetch Request read through its own API: how requests are read on Workers, Bun and Deno, and by
+ * `validateRequest()`. Adapters extend it with their router's parameters and where a read body is kept.
+ */
+export class FetchIncoming implements IncomingRequest {
+  constructor(
+    readonly request: Request,
+    readonly args: unknown[],
+    private readonly params: Record<string, string | undefined> = {},
+  ) {}
+
+  header(name: string): string | null {
+    return this.request.headers.get(name);
+  }
+
+  urlParams(): Record<string, string | undefined> {
+    return this.params;
+  }
+
+  parsedQuery(): Record<string, string | string[] | undefined> | undefined {
+    return undefined;
+  }
+
+  readBytes(limit: number): Promise<Uint8Array | null> {
+    return readBodyBytes(this.request, this.header("content-length"), limit);
+  }
+
+  stream(): ReadableStream<Uint8Array> | null {
+    return this.request.body;
+  }
+
+  keep(_body: ReadBodyCopy): void {}
+}

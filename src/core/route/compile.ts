@@ -1,0 +1,67 @@
+import type { ErrorFormat } from "../../errors/render";
+import type { OpenAPIRouteSchema } from "../schema-types";
+import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
+import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
+import { ResponsePlan } from "./respond";
+import { type PlanOptions, RoutePlan } from "./route-plan";
+
+/** A route's endpoint, constructed and prepared: its single instance, and its class fields as constructed. */
+export interface PreparedEndpoint {
+  readonly endpoint: OpenAPIRoute;
+  readonly constructed: ReadonlyMap<string, unknown>;
+}
+
+/** What a route is compiled with besides its endpoint: the router's options, and a name for logs. */
+export interface CompileOptions extends PlanOptions {
+  validateResponse: boolean;
+  errorFormat: ErrorFormat;
+  passthroughErrors: boolean;
+  method: string;
+  label: string;
+}
+
+/** A route compiled once: its endpoint instance and the plans every request reads. Never changed after. */
+export interface CompiledRoute {
+  readonly endpoint: OpenAPIRoute;
+  /** The schema as `getSchema()` gave it. */
+  readonly schema: OpenAPIRouteSchema;
+  readonly method: string;
+  readonly plan: RoutePlan;
+  readonly responder: ResponsePlan;
+  /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
+  readonly newRequestState: (args: unknown[], served: ServedEndpoint) => RequestContext;
+  readonly errorFormat: ErrorFormat;
+  /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
+  readonly passthroughErrors: boolean;
+  /** The route's name in logs and errors: `GET /tasks/:id (GetTask)`. */
+  readonly label: string;
+}
+
+/** Constructs the endpoint class for a route and runs its `prepareRoute()`. */
+export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: RouteOptions): PreparedEndpoint {
+  const endpoint = new EndpointClass(routeOptions);
+  const constructed = fieldSnapshot(endpoint);
+  endpoint.prepareRoute();
+  return { endpoint, constructed };
+}
+
+/** Compiles a prepared endpoint's schema into the plans its requests run on. */
+export function compileRoute({ endpoint, constructed }: PreparedEndpoint, options: CompileOptions): CompiledRoute {
+  const schema = endpoint.getSchema();
+  return Object.freeze({
+    endpoint,
+    schema,
+    method: options.method,
+    plan: new RoutePlan(schema, options),
+    responder: new ResponsePlan(schema, options.validateResponse),
+    newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
+    errorFormat: options.errorFormat,
+    passthroughErrors: options.passthroughErrors,
+    label: options.label,
+  });
+}
+
+/** A compiled route as served under one more router's `auth`/`security`: the same route when nothing changes. */
+export function compiledWithin(route: CompiledRoute, plan: RoutePlan): CompiledRoute {
+  return plan === route.plan ? route : Object.freeze({ ...route, plan });
+}

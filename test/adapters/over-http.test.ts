@@ -1,0 +1,19 @@
+import { afterAll, describe } from "vitest";
+import { closeHttpHarnesses, httpHarnesses } from "../helpers";
+import { runCommonSuite } from "./common.case";
+import { runFormsSuite } from "./forms.case";
+import { runResponsesSuite } from "./responses.case";
+import { runSecuritySuite } from "./security.case";
+
+// The shared adapter suites again, over real HTTP on @hono/node-server: there specroute reads headers and
+// bodies from the Node request the server passes in the environment, in-process from the fetch Request.
+afterAll(closeHttpHarnesses);
+
+for (const harness of httpHarnesses) {
+  describe(`over HTTP (@hono/node-server): ${harness.name}`, () => {
+    runCommonSuite(harness);
+    runFormsSuite(harness);
+    runSecuritySuite(harness);
+    runResponsesSuite(harness);
+  });
+}
