@@ -1,0 +1,130 @@
+// The layers of src/ and the one direction imports run between them; `npm test` runs this check.
+// docs/architecture.md draws the same layers. From the bottom up:
+//   errors      exception classes, error codes, rendering an error as a Response
+//   core        the endpoint and its compiled route (core/route), reading a request (core/request),
+//               authentication (core/security); core/request and core/security never import core/route
+//   openapi     the document builder;   docs-ui   the docs pages' HTML;   client   typed client (types)
+//   endpoints   the auto CRUD endpoints over a storage-agnostic base
+//   sql         SQL dialects, drivers and the SQL-backed endpoints
+//   adapters    Hono and itty-router: registration, mounting, serving, the served document
+//   node        Node-only helpers (specroute/node);   chanfana   chanfana-only names and shims
+//   cli         the command line;   index.ts   the package's named exports
+
+/** The files of the named top-level parts of src/ (folders, and "index" for src/index.ts). */
+const parts = (...names) => `^src/(${names.map((name) => (name === "index" ? "index\\.ts$" : `${name}/`)).join("|")})`;
+
+/** A rule forbidding `from` to import any of `to`. */
+const layer = (name, from, to, comment) => ({
+  name,
+  comment,
+  severity: "error",
+  from: { path: from },
+  to: { path: to },
+});
+
+const ABOVE_CORE = parts(
+  "openapi",
+  "docs-ui",
+  "client",
+  "endpoints",
+  "sql",
+  "adapters",
+  "node",
+  "chanfana",
+  "cli",
+  "index",
+);
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment:
+        "Files never import each other in a circle, types included: a circle hides which one is the lower layer.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    layer("errors-is-the-bottom", "^src/errors/", "^src/(?!errors/)", "errors imports nothing else of specroute."),
+    layer(
+      "core-below-the-rest",
+      "^src/core/",
+      ABOVE_CORE,
+      "core never imports a router, the document, a database or a page.",
+    ),
+    layer(
+      "reading-a-request-is-below-routes",
+      "^src/core/(request|security)/",
+      "^src/core/route/",
+      "Reading a request and authenticating it know nothing of endpoints or their compiled routes.",
+    ),
+    layer(
+      "security-is-above-reading",
+      "^src/core/request/",
+      "^src/core/security/",
+      "Authentication may read a request (cookies); reading a request never authenticates.",
+    ),
+    layer(
+      "openapi-above-core-only",
+      "^src/openapi/",
+      parts("docs-ui", "client", "endpoints", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      "The document builder is a pure function over schemas: no router, no database.",
+    ),
+    layer("docs-ui-stands-alone", "^src/docs-ui/", "^src/(?!docs-ui/)", "The docs pages are HTML builders only."),
+    layer(
+      "client-is-types-over-errors",
+      "^src/client/",
+      parts("core", "openapi", "docs-ui", "endpoints", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      "The typed client's runtime must not pull server code into a browser bundle.",
+    ),
+    layer(
+      "endpoints-below-storage-and-routers",
+      "^src/endpoints/",
+      parts("docs-ui", "client", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      "Auto endpoints are storage-agnostic and router-agnostic.",
+    ),
+    layer(
+      "sql-below-routers",
+      "^src/sql/",
+      parts("docs-ui", "client", "adapters", "node", "chanfana", "cli", "index"),
+      "SQL endpoints work under any router.",
+    ),
+    layer(
+      "adapters-never-import-endpoints",
+      "^src/adapters/",
+      parts("endpoints", "sql", "node", "chanfana", "cli", "index"),
+      "Routers register any endpoint; they know no endpoint kind or database.",
+    ),
+    layer(
+      "node-above-adapters",
+      "^src/node/",
+      parts("endpoints", "sql", "chanfana", "cli", "index"),
+      "specroute/node holds Node helpers beside the routers.",
+    ),
+    layer(
+      "nothing-imports-the-cli",
+      "^src/(?!cli/)",
+      "^src/cli/",
+      "The CLI is a program on top; nothing else needs it.",
+    ),
+    layer(
+      "nothing-imports-the-entry",
+      "^src/(?!index\\.ts)",
+      "^src/index\\.ts$",
+      "index.ts only lists exports; importing it from inside makes every file depend on everything.",
+    ),
+    {
+      name: "node-builtins-only-in-node-and-cli",
+      comment: "What a Worker bundles never imports a node: module (specroute/node and the CLI may).",
+      severity: "error",
+      from: { path: "^src/(?!node/|cli/)" },
+      to: { dependencyTypes: ["core"] },
+    },
+  ],
+  options: {
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
