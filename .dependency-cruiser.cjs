@@ -1,8 +1,9 @@
 // The layers of src/ and the one direction imports run between them; `npm test` runs this check.
 // docs/architecture.md draws the same layers. From the bottom up:
 //   errors      exception classes, error codes, rendering an error as a Response
-//   core        the endpoint and its compiled route (core/route), reading a request (core/request),
-//               authentication (core/security); core/request and core/security never import core/route
+//   core        the endpoint contract's types and zod introspection (core/*.ts), under reading a request
+//               (core/request), under authentication (core/security), under the endpoint and its
+//               compiled route (core/route)
 //   openapi     the document builder;   docs-ui   the docs pages' HTML;   client   typed client (types)
 //   endpoints   the auto CRUD endpoints over a storage-agnostic base
 //   sql         SQL dialects, drivers and the SQL-backed endpoints
@@ -51,6 +52,12 @@ module.exports = {
       "^src/core/",
       ABOVE_CORE,
       "core never imports a router, the document, a database or a page.",
+    ),
+    layer(
+      "core-contract-is-the-bottom-of-core",
+      "^src/core/[^/]+\\.ts$",
+      "^src/core/(request|security|route)/",
+      "The endpoint contract's types (schema-types) and zod introspection sit under the rest of core.",
     ),
     layer(
       "reading-a-request-is-below-routes",

@@ -56,6 +56,7 @@ function groups(outcome) {
         ["repeat GET /openapi.json (median)", (x) => x.repeatMedianMs],
         ["repeat GET /openapi.json (p99)", (x) => x.repeatP99Ms],
         ["registering the 200 routes", (x) => x.buildMs],
+        ["registering + first GET /openapi.json", (x) => x.buildAndFirstMs],
       ].map(([label, pick]) => ({ name: `OpenAPI 200 routes — ${label}`, label, values: mapValues(r, pick) })),
     });
   }
@@ -157,12 +158,16 @@ export function checkTargets(outcome) {
       add("repeat GET /openapi.json < 1 ms", id, repeat < 1, `${repeat.toFixed(3)} ms median`);
       const chanfana = document.results[CHANFANA];
       if (chanfana) {
-        const ratio = mine.firstMs / chanfana.firstMs;
+        // Registration and the first document together: specroute compiles routes when first needed (the
+        // first document), chanfana builds its schemas when routes are registered.
+        const mineMs = mine.buildAndFirstMs ?? mine.firstMs;
+        const theirsMs = chanfana.buildAndFirstMs ?? chanfana.firstMs;
+        const ratio = mineMs / theirsMs;
         add(
-          "first document generation ≤ 0.5× chanfana",
+          "first document generation (registration included) ≤ 0.5× chanfana",
           id,
           ratio <= 0.5,
-          `${ratio.toFixed(2)}× (${mine.firstMs.toFixed(1)} vs ${chanfana.firstMs.toFixed(1)} ms)`,
+          `${ratio.toFixed(2)}× (${mineMs.toFixed(1)} vs ${theirsMs.toFixed(1)} ms)`,
         );
       }
     }

@@ -43,11 +43,11 @@ export function bodyUnread(incoming: NodeIncomingMessage): boolean {
 
 /**
  * The body of a request that declares its length (checked against the limit before), read from the
- * Node request as it arrives: null when it cannot be read here (no declared length, or read already),
- * and the fetch Request's own reader is used instead.
+ * Node request as it arrives: null when there is no Node request or its body cannot be read here (no
+ * declared length, or read already), and the fetch Request's own reader is used instead.
  */
-export function readNodeBody(incoming: NodeIncomingMessage): Promise<Uint8Array> | null {
-  if (!isLength(nodeHeader(incoming, "content-length")) || !bodyUnread(incoming)) return null;
+export function readNodeBody(incoming: NodeIncomingMessage | null): Promise<Uint8Array> | null {
+  if (incoming === null || !isLength(nodeHeader(incoming, "content-length")) || !bodyUnread(incoming)) return null;
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;

@@ -20,19 +20,24 @@ const encoder = new TextEncoder();
 export class HonoIncoming implements IncomingRequest {
   readonly request: Request;
   private readonly c: Context;
-  /** The Node request under it, on @hono/node-server (see `nodeRequestOf`). */
-  private readonly node: NodeIncomingMessage | undefined;
+  /** The Node request under it, on @hono/node-server (see `nodeRequestOf`); looked up when first read. */
+  private nodeRequest: NodeIncomingMessage | null | undefined;
   /** What a middleware read through `c.req` before the endpoint; specroute then reads that copy. */
   private cached: Promise<CachedBody> | undefined;
 
   constructor(readonly args: unknown[]) {
     this.c = args[0] as Context;
     this.request = this.c.req.raw;
-    this.node = nodeRequestOf(this.c.env, this.request);
   }
 
   header(name: string): string | null {
-    return this.node ? nodeHeader(this.node, name) : this.request.headers.get(name);
+    const node = this.node();
+    return node ? nodeHeader(node, name) : this.request.headers.get(name);
+  }
+
+  private node(): NodeIncomingMessage | null {
+    if (this.nodeRequest === undefined) this.nodeRequest = nodeRequestOf(this.c.env, this.request) ?? null;
+    return this.nodeRequest;
   }
 
   urlParams(): Record<string, string | undefined> {
@@ -46,9 +51,7 @@ export class HonoIncoming implements IncomingRequest {
   readBytes(limit: number): Promise<Uint8Array | null> {
     const cached = this.fromCache();
     if (cached === undefined) {
-      return (
-        (this.node && readNodeBody(this.node)) ?? readBodyBytes(this.request, this.header("content-length"), limit)
-      );
+      return readNodeBody(this.node()) ?? readBodyBytes(this.request, this.header("content-length"), limit);
     }
     return cached.then((body) => {
       const bytes = body.bytes ?? encoder.encode(new URLSearchParams(partsAsStrings(body.parts)).toString());

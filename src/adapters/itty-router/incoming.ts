@@ -17,8 +17,8 @@ interface IttyCore {
 export class IttyIncoming implements IncomingRequest {
   readonly request: Request;
   args: unknown[];
-  /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`). */
-  private readonly node: NodeIncomingMessage | undefined;
+  /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`); looked up when first read. */
+  private nodeRequest: NodeIncomingMessage | null | undefined;
 
   constructor(
     private readonly core: IttyCore,
@@ -26,11 +26,16 @@ export class IttyIncoming implements IncomingRequest {
   ) {
     this.args = args;
     this.request = requestOf(args[0]);
-    this.node = nodeRequestOf(args[1], this.request);
   }
 
   header(name: string): string | null {
-    return this.node ? nodeHeader(this.node, name) : this.request.headers.get(name);
+    const node = this.node();
+    return node ? nodeHeader(node, name) : this.request.headers.get(name);
+  }
+
+  private node(): NodeIncomingMessage | null {
+    if (this.nodeRequest === undefined) this.nodeRequest = nodeRequestOf(this.args[1], this.request) ?? null;
+    return this.nodeRequest;
   }
 
   urlParams(): Record<string, string | undefined> {
@@ -47,7 +52,7 @@ export class IttyIncoming implements IncomingRequest {
   }
 
   readBytes(limit: number): Promise<Uint8Array | null> {
-    return (this.node && readNodeBody(this.node)) ?? readBodyBytes(this.request, this.header("content-length"), limit);
+    return readNodeBody(this.node()) ?? readBodyBytes(this.request, this.header("content-length"), limit);
   }
 
   stream(): ReadableStream<Uint8Array> | null {

@@ -98,8 +98,7 @@ export class RoutePlan {
       if (pending) return pending.then(() => this.parseFrom(i + 1, incoming, result, errors));
     }
     const { body } = this;
-    const { method } = incoming.request;
-    if (body === null || method === "GET" || method === "HEAD") return settle(result, errors);
+    if (body === null || !hasBody(incoming.request.method)) return settle(result, errors);
     return readBody(incoming, body, this.maxBodySize).then(
       (read) => {
         const pending = parseBody(read, body, result, errors);
@@ -111,6 +110,11 @@ export class RoutePlan {
       },
     );
   }
+}
+
+/** Whether a request of `method` may carry a body specroute reads. */
+function hasBody(method: string): boolean {
+  return method !== "GET" && method !== "HEAD";
 }
 
 /** The parts with the query's known keys including those the route's authenticators read. */
