@@ -114,13 +114,16 @@ export class IttyRouter extends RouterCore {
   /**
    * Registers the docs routes; a mount leaves them out, so they never answer for a parent. As in
    * chanfana, `base` prefixes the document (and the pages' files) but not the pages; when the router
-   * was made with that same `base` itself, the document is not prefixed twice.
+   * was made with that same `base` itself, the document is not prefixed twice. itty-router tries its
+   * routes one by one, so the docs routes are one entry of its public `routes`, whose pattern is theirs
+   * joined: every other GET tests one pattern for them, not one each.
    */
   registerDocsRoutes(router: IttyLike): void {
     const { base, docs_url, redoc_url, scalar_url } = this.options;
     const pages = new Set([docs_url, redoc_url, scalar_url]);
+    const first = router.routes.length;
     for (const [path, handler] of docsRoutes(this)) {
-      const serve = docsRoute((...args: unknown[]) => handler(args));
+      const serve = (...args: unknown[]) => handler(args);
       router.get(path, serve);
       if (!base || pages.has(path)) continue;
       // itty-router records each route's full path in its public `routes`: when its own base already
@@ -131,8 +134,23 @@ export class IttyRouter extends RouterCore {
       router.routes.pop();
       router.get(linked, serve);
     }
+    const entries = router.routes.splice(first) as IttyRouteEntry[];
+    if (entries.length === 0) return;
+    // Joined without their parameter names (the docs routes read none; a name may not repeat in one pattern).
+    const pattern = new RegExp(entries.map(([, regex]) => regex.source.replace(/\(\?<\w+>/g, "(?:")).join("|"));
+    const dispatch = docsRoute((...args: unknown[]) => {
+      const request = args[0] as IttyRequest & { route?: string };
+      const { pathname } = new URL(request.url);
+      const entry = entries.find(([, regex]) => regex.test(pathname))!;
+      request.route = entry[3];
+      return (entry[2][0] as RouterHandler)(...args);
+    });
+    router.routes.push(["GET", pattern, [dispatch], entries[0]![3]]);
   }
 }
+
+/** One entry of an itty-router `routes` array. */
+type IttyRouteEntry = [method: string, pattern: RegExp, handlers: unknown[], path: string];
 
 /**
  * Wraps an itty-router router so endpoint classes can be registered on it.
@@ -200,7 +218,7 @@ interface RouterRecord {
 
 /** A router's routes (a snapshot) and its own options, read only when set: any other property registers a route. */
 function recordOf(router: IttyLike): RouterRecord {
-  const routes = (router.routes as Array<[string, RegExp, unknown[], string]>).map(
+  const routes = (router.routes as IttyRouteEntry[]).map(
     ([method, , handlers, path]): RouteRecord => [method, path, handlers],
   );
   const own = (key: string) => (Object.hasOwn(router, key) ? router[key] : undefined);
