@@ -37,7 +37,7 @@ export function nodeHeader(incoming: NodeIncomingMessage, name: string): string 
 }
 
 /** Whether the Node request's body can be read here: nothing has read it or started to. */
-export function bodyUnread(incoming: NodeIncomingMessage): boolean {
+function bodyUnread(incoming: NodeIncomingMessage): boolean {
   return !incoming.readableDidRead && !incoming.readableEnded && incoming.listenerCount("data") === 0;
 }
 

@@ -1,4 +1,5 @@
-import type { IncomingRequest } from "../core/request/incoming";
+import { FetchIncoming, type IncomingRequest } from "../core/request/incoming";
+import { requestOf } from "../core/request/request-like";
 import { isRouteClass, type OpenAPIRouteClass } from "../core/route/open-api-route";
 import { type Deliver, type Failure, runEndpoint } from "../core/route/pipeline";
 import type { EnvPredicate } from "../core/schema-types";
@@ -48,7 +49,9 @@ export abstract class RouterCore implements RouteHost {
   /** A call's request, as the core reads it. */
   abstract incomingOf(args: unknown[]): IncomingRequest;
   /** `request` read for `validateRequest()`, with the path parameters of the call `args` (if any). */
-  abstract incomingFor(request: Request, args: unknown[]): IncomingRequest;
+  incomingFor(request: Request, args: unknown[]): IncomingRequest {
+    return new FetchIncoming(requestOf(request), args, args.length > 0 ? this.getUrlParams(args) : {});
+  }
   /** Delivers a rendered failure the router's way: return the Response or throw it. */
   protected abstract deliverFailure(failure: Failure, args: unknown[]): Response | Promise<Response>;
 

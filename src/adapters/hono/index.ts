@@ -1,7 +1,6 @@
 import type { Context, ErrorHandler, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRoute, Schema } from "hono/types";
 import type { Mounted, WithRoute } from "../../client/route-types";
-import { FetchIncoming } from "../../core/request/incoming";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
@@ -115,10 +114,6 @@ export class HonoRouter extends RouterCore {
 
   incomingOf(args: unknown[]): HonoIncoming {
     return new HonoIncoming(args);
-  }
-
-  incomingFor(request: Request, args: unknown[]): FetchIncoming {
-    return new FetchIncoming(request, args, args.length > 0 ? this.getUrlParams(args) : {});
   }
 
   /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */

@@ -1,5 +1,4 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
-import { FetchIncoming } from "../../core/request/incoming";
 import { requestOf } from "../../core/request/request-like";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { Failure } from "../../core/route/pipeline";
@@ -100,10 +99,6 @@ export class IttyRouter extends RouterCore {
 
   incomingOf(args: unknown[]): IttyIncoming {
     return new IttyIncoming(this, args);
-  }
-
-  incomingFor(request: Request, args: unknown[]): FetchIncoming {
-    return new FetchIncoming(requestOf(request), args, args.length > 0 ? this.getUrlParams(args) : {});
   }
 
   /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */

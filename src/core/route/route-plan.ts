@@ -33,8 +33,6 @@ export interface ValidationResult {
  */
 export class RoutePlan {
   readonly parts: readonly PartPlan[];
-  /** Whether the route declares path parameters: a route without them never asks the router for its own. */
-  readonly readsUrlParams: boolean;
   readonly body: BodyPlan | null;
   /** Who may call the route and what the document says about it, on the router this plan serves. */
   readonly security: RouteSecurity;
@@ -49,7 +47,6 @@ export class RoutePlan {
     }
     this.security = RouteSecurity.of(schema).within(options);
     this.parts = knowingAuthKeys(parts, this.security);
-    this.readsUrlParams = parts.some((part) => part.name === "params");
     this.body = compileBodyPlan(schema);
     this.maxBodySize = options.maxBodySize;
     Object.freeze(this);
