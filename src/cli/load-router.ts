@@ -10,6 +10,8 @@ interface SpecrouteRouter {
   readonly isSpecroute: true;
   readonly options: { readonly openapiVersion: OpenAPIVersion };
   getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
+  /** Compiles every route (absent on routers of specroute versions before it existed). */
+  compile?(): unknown;
 }
 
 /** The part of tsx's programmatic API the loader uses. */

@@ -108,6 +108,8 @@ async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): P
   }
   let doc: OpenAPIDocument;
   try {
+    // Every route compiled first, the undocumented ones too: a route that cannot compile fails here, named.
+    router.compile?.();
     doc = router.getGeneratedSchema(args.openapi, args.env);
   } catch (err) {
     throw new CliError(`could not build the document of export '${exportName}': ${oneLine(err)}`);

@@ -43,6 +43,11 @@ describe("specroute openapi", () => {
     expect(result.stdout.endsWith("}\n")).toBe(true);
   });
 
+  it("compiles every route first, and names one that cannot compile, documented or not", async () => {
+    const stderr = await failure("openapi", `${FIXTURES}/broken-route.ts`);
+    expect(stderr).toContain("ALL /legacy/* (Misconfigured): no database configured for this endpoint");
+  });
+
   it("writes YAML with --format yaml", async () => {
     const result = await cli("openapi", `${FIXTURES}/hono-app.ts`, "--format", "yaml");
     expect(result.code).toBe(0);
