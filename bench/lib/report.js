@@ -263,7 +263,7 @@ function spreadTables(throughput, frameworks) {
 }
 
 /** A Markdown table with padded columns (as biome formats it): the first left-aligned, the others right-aligned. */
-function table(header, rows) {
+export function table(header, rows) {
   const widths = header.map((_, i) => Math.max(3, ...[header, ...rows].map((row) => row[i].length)));
   const pad = (cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]));
   const line = (row) => `| ${row.map(pad).join(" | ")} |`;

@@ -193,7 +193,7 @@ export function renderGrowth(rows, meta, checks, image) {
       routeLines,
     ),
     "",
-    `The latency routes are \`GET /g0/tasks/:id\` (first registered) and \`${rows.routes.hono.at(-1).lastRoute}\` (last registered of that kind); "1st request" is the first request of the process, which builds Hono's matcher; "a route's 1st / 2nd request" is another route's first request (which compiles it) and its second.`,
+    `The latency routes are \`GET /g0/tasks/:id\` (first registered) and \`${rows.routes.hono.at(-1).lastRoute}\` (last registered of that kind); "1st request" is the first request of the process, which builds Hono's matcher; "a route's 1st / 2nd request" is the median over up to 30 other routes of a route's first request (which compiles it) and its second.`,
     "",
     "**POST bodies** (an array of small objects, validated; 10 requests in flight for 1.5 s)",
     "",
