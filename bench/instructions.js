@@ -6,7 +6,8 @@
 // 127.0.0.1. Per endpoint: a warm-up with counting off, a counted warm-up that is thrown away (the code
 // is recompiled once counting starts), then a counted window. Counts repeat to within about 1 % whatever
 // else the machine is doing, where requests per second on a shared machine move by 20 % and more; they
-// leave out the kernel (the socket calls, alike for every framework) and what a cache miss costs.
+// leave out the kernel (the socket calls, alike for every framework), what a cache miss costs, and V8's
+// compiler and GC helper threads (only the main thread, which serves the requests, is counted).
 // Writes results/instructions.{json,md}.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -37,12 +38,13 @@ function control(pid, ...args) {
   if (result.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${result.stderr || result.stdout}`);
 }
 
-/** The instructions counted in the newest dump of `pid`. */
+/** The instructions the main thread executed in the newest dump of `pid` (files `<pid>.out.<n>-<thread>`). */
 function lastDump(pid) {
   const dumps = readdirSync(RAW)
-    .filter((name) => name.startsWith(`${pid}.out.`))
-    .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1)));
-  const text = readFileSync(join(RAW, dumps.at(-1)), "utf8");
+    .map((name) => /^(\d+)\.out\.(\d+)-01$/.exec(name))
+    .filter((match) => match !== null && match[1] === String(pid))
+    .sort((a, b) => Number(a[2]) - Number(b[2]));
+  const text = readFileSync(join(RAW, dumps.at(-1)[0]), "utf8");
   return Number(/^summary: (\d+)/m.exec(text)[1]);
 }
 
@@ -67,6 +69,8 @@ async function measure(id) {
     "valgrind",
     "--tool=callgrind",
     "--instr-atstart=no",
+    // The main thread alone: V8's compiler and GC helper threads work in bursts no request pays for in turn.
+    "--separate-threads=yes",
     `--callgrind-out-file=${join(RAW, "%p.out")}`,
     process.execPath,
     join(BENCH_DIR, "lib/server-main.js"),
