@@ -121,7 +121,7 @@ const rows = endpoints.map((endpoint) => [
   }),
 ]);
 const markdown = [
-  `Run ${new Date().toISOString()}, Node ${process.version}: instructions the server executes per request over HTTP (valgrind callgrind, user space), thousands; in brackets the baseline's count over the framework's (higher is better, as for requests per CPU-second).`,
+  `Run ${new Date().toISOString()}, Node ${process.version}: instructions the server's main thread executes per request over HTTP (valgrind callgrind, user space), thousands; in brackets the baseline's count over the framework's (higher is better, as for requests per CPU-second).`,
   "",
   ...table(["case", ...ids.map((id) => labels[id] ?? id)], rows),
   "",
