@@ -140,19 +140,32 @@ export function checkTargets(outcome) {
       const least = THROUGHPUT_TARGET[id];
       const floors = [...new Set(Object.values(least))].map((value) => value.toFixed(2)).join("/");
       const measures = [
-        ["rps", `throughput ≥ ${floors}× baseline (per endpoint)`, (e, r) => r >= least[e.id], (e, r) => r / least[e.id]],
+        [
+          "rps",
+          `throughput ≥ ${floors}× baseline (per endpoint)`,
+          (e, r) => r >= least[e.id],
+          (e, r) => r / least[e.id],
+        ],
         [
           "reqPerCpuSecond",
           `requests per server CPU-second ≥ ${floors}× baseline (per endpoint)`,
           (e, r) => r >= least[e.id],
           (e, r) => r / least[e.id],
         ],
-        ["p99", `p99 latency ≤ ${P99_TARGET}× baseline on every endpoint`, (_e, r) => r <= P99_TARGET, (_e, r) => P99_TARGET / r],
+        [
+          "p99",
+          `p99 latency ≤ ${P99_TARGET}× baseline on every endpoint`,
+          (_e, r) => r <= P99_TARGET,
+          (_e, r) => P99_TARGET / r,
+        ],
       ];
       for (const [key, target, met, margin] of measures) {
-        const ratios = ENDPOINTS.map((e) => [e, throughput.results[e.id][id][key] / throughput.results[e.id][BASELINE][key]]);
+        const ratios = ENDPOINTS.map((e) => [
+          e,
+          throughput.results[e.id][id][key] / throughput.results[e.id][BASELINE][key],
+        ]);
         // The endpoint furthest below (or least above) its own target.
-        const [worstEndpoint, worst] = ratios.reduce((a, b) => (margin(...b) < margin(...a) ? b : a));
+        const [worstEndpoint, worst] = ratios.reduce((a, b) => (margin(b[0], b[1]) < margin(a[0], a[1]) ? b : a));
         const all = ratios.every(([e, r]) => met(e, r));
         const goal = key === "p99" ? "" : ` against ${least[worstEndpoint.id].toFixed(2)}×`;
         add(target, id, all, `furthest from it: ${worst.toFixed(2)}×${goal} (${worstEndpoint.name})`);
