@@ -7,6 +7,14 @@ function defOf(schema: z.ZodType): Def {
   return (schema as any)._zod.def as Def;
 }
 
+/**
+ * Whether a value is a zod v4 schema (by shape, so any loaded copy of zod counts). A schema slot that
+ * holds anything else holds a plain JSON Schema object, which is documented as written and validates nothing.
+ */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value;
+}
+
 const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
 
 /** Strips optional/default/nullable/readonly/catch wrappers and the input side of pipes. */

@@ -8,11 +8,12 @@ import type {
 } from "../core/schema-types";
 import type { Authenticator } from "../core/security/auth";
 import { RouteSecurity } from "../core/security/security";
-import { fileConstraints, objectShape } from "../core/zod-introspect";
+import { fileConstraints, isZodSchema, objectShape } from "../core/zod-introspect";
 import { isErrorEnvelopeSchema } from "../errors/exceptions";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
 import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
+import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 
@@ -76,7 +77,12 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   }
 
   const { info, components, openapi: _version, paths: _paths, ...rest } = config.schema;
-  const schemas: Record<string, unknown> = { ...(components?.schemas as Json | undefined), ...ctx.collector.finish() };
+  // Schemas the user registered, zod or plain, written for this document's version.
+  const registered: Json = {};
+  for (const [name, schema] of Object.entries((components?.schemas as Json | undefined) ?? {})) {
+    registered[name] = describeSchema(schema, "output", ctx);
+  }
+  const schemas: Record<string, unknown> = { ...registered, ...ctx.collector.finish() };
   if (ctx.usesProblemDetails) schemas[PROBLEM_COMPONENT] = problemDetailsSchema();
   const allComponents: Json = { ...components };
   if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
@@ -203,7 +209,8 @@ function buildRequestBody(body: RequestBodyConfig, ctx: BuildContext): Json {
   if (body.description !== undefined) requestBody.description = body.description;
   requestBody.content = buildContent(body.content, "input", ctx);
   const first = Object.values(body.content).find((media) => media !== undefined);
-  requestBody.required = body.required ?? !(first && mayBeAbsent(first.schema));
+  // A plain JSON Schema body is required unless it says otherwise (the runtime refuses its absence).
+  requestBody.required = body.required ?? !(first && isZodSchema(first.schema) && mayBeAbsent(first.schema));
   return requestBody;
 }
 
@@ -217,14 +224,21 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): 
       ctx.usesProblemDetails = true;
       continue;
     }
-    const entry: Json = { schema: ctx.collector.use(toOpenApiSchema(media.schema, ctx.version, io), io) };
+    const entry: Json = { schema: describeSchema(media.schema, io, ctx) };
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
-    const encoding = { ...(isMultipart(mediaType) ? fileEncodings(media.schema) : {}), ...media.encoding };
+    const files = isMultipart(mediaType) && isZodSchema(media.schema) ? fileEncodings(media.schema) : {};
+    const encoding = { ...files, ...media.encoding };
     if (Object.keys(encoding).length > 0) entry.encoding = encoding;
     result[mediaType] = entry;
   }
   return result;
+}
+
+/** A media type's schema in the document: a zod schema converted, a plain JSON Schema object as written. */
+function describeSchema(schema: unknown, io: SchemaIO, ctx: BuildContext): Json {
+  if (!isZodSchema(schema)) return adaptPlainSchema(schema as Json, ctx.version);
+  return ctx.collector.use(toOpenApiSchema(schema, ctx.version, io), io);
 }
 
 function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
@@ -269,10 +283,6 @@ function fileEncodings(schema: z.ZodType): Record<string, Json> {
 /** Whether a member may be left out: optional, or filled in by a default. */
 function mayBeAbsent(schema: z.ZodType): boolean {
   return schema._zod.optin !== undefined;
-}
-
-function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value;
 }
 
 function copyDefined(from: object, to: Json, keys: string[]): void {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import {
@@ -6,6 +6,7 @@ import {
   type FileConstraints,
   fieldKind,
   fileConstraints,
+  isZodSchema,
   objectShape,
   type ScalarKind,
 } from "../zod-introspect";
@@ -62,6 +63,7 @@ export type ReadBody =
   | { media: MediaPlan; value?: undefined; form: FormValues | undefined };
 
 const FORM = "application/x-www-form-urlencoded";
+const ANY_VALUE: z.ZodType = z.unknown();
 const MULTIPART = "multipart/form-data";
 
 /** Compiles `schema.request.body`; null when it declares no media type specroute reads. */
@@ -73,7 +75,10 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
     if (!config?.schema) continue;
     const essence = essenceOf(mediaType);
     const kind = kindOf(essence);
-    const shape = kind === "form" || kind === "multipart" ? objectShape(config.schema) : null;
+    // A plain JSON Schema object is documented as written and lets any value through, as in chanfana.
+    const plain = !isZodSchema(config.schema);
+    const schema = plain ? ANY_VALUE : config.schema;
+    const shape = kind === "form" || kind === "multipart" ? objectShape(schema) : null;
     const fields = shape
       ? Object.entries(shape).map(([key, member]) => ({ key, ...fieldKind(member), file: fileConstraints(member) }))
       : null;
@@ -81,8 +86,8 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
       kind,
       mediaType,
       essence,
-      schema: config.schema,
-      required: body.required ?? !acceptsUndefined(config.schema),
+      schema,
+      required: body.required ?? (plain || !acceptsUndefined(schema)),
       async: false,
       fields,
       fieldsByName: new Map(fields?.map((field) => [field.key, field])),

@@ -1,10 +1,6 @@
 import { z } from "zod";
 import type { MediaTypeConfig } from "../schema-types";
-
-/** Whether a value is a zod v4 schema (by shape, so any loaded zod copy counts). */
-function isZodType(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value;
-}
+import { isZodSchema } from "../zod-introspect";
 
 /**
  * Declares a JSON body or response: `{ content: { "application/json": { schema } } }`.
@@ -17,7 +13,7 @@ export function contentJson<T>(schema: T): {
   // Tested by the `_zod` member every zod schema has: checking against the z.ZodType class is costly in the editor.
   content: { "application/json": MediaTypeConfig<T extends { _zod: unknown } ? T : z.ZodType> };
 } {
-  const resolved = isZodType(schema) ? schema : legacyValueToSchema(schema);
+  const resolved = isZodSchema(schema) ? schema : legacyValueToSchema(schema);
   return { content: { "application/json": { schema: resolved as any } } };
 }
 
@@ -49,7 +45,7 @@ export function contentMultipart<T extends z.core.$ZodType>(
 
 /** Builds a schema from an example value, as chanfana 3's `contentJson` accepted plain objects. */
 function legacyValueToSchema(value: unknown): z.ZodType {
-  if (isZodType(value)) return value;
+  if (isZodSchema(value)) return value;
   if (Array.isArray(value)) return z.array(value.length > 0 ? legacyValueToSchema(value[0]) : z.unknown());
   if (value === null) return z.null();
   switch (typeof value) {

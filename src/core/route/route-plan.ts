@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
-import { type BodyPlan, compileBodyPlan, type ReadBody, readBody } from "../request/body-plan";
+import { type BodyPlan, compileBodyPlan, type MediaPlan, type ReadBody, readBody } from "../request/body-plan";
 import type { IncomingRequest } from "../request/incoming";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
@@ -150,12 +150,31 @@ function parseBody(
       errors.push(new InputValidationException(`Request body is required (${accepted})`, ["body"]));
       return undefined;
     }
-    if (!read.media) return undefined;
-    return parseInto(read.media.schema, "body", raw, result.validated, errors)?.catch((err) => refuseBody(err, errors));
+    if (raw === undefined)
+      return parseAbsentBody(read.media ?? body.media.find((media) => media.kind !== null), result);
+    return parseInto(read.media!.schema, "body", raw, result.validated, errors)?.catch((err) =>
+      refuseBody(err, errors),
+    );
   } catch (err) {
     refuseBody(err, errors);
     return undefined;
   }
+}
+
+/**
+ * An optional body that was not sent: the handler runs. It reads what the schema makes of `{}` when the
+ * schema accepts that (chanfana parses an absent body as `{}`, so `data.body.title` reads undefined
+ * instead of throwing), else of `undefined` (a default applies), else `undefined`.
+ */
+function parseAbsentBody(media: MediaPlan | undefined, result: ValidationResult): Promise<void> | undefined {
+  if (media === undefined) return undefined;
+  const tryParse = (raw: unknown, otherwise: () => Promise<void> | undefined): Promise<void> | undefined => {
+    const refused: ApiException[] = [];
+    const pending = parseInto(media.schema, "body", raw, result.validated, refused);
+    const next = () => (refused.length > 0 ? otherwise() : undefined);
+    return pending ? pending.then(next, otherwise) : next();
+  };
+  return tryParse({}, () => tryParse(undefined, () => undefined));
 }
 
 // Schemas found to need async parsing (async refinements): parsed asynchronously from then on. A cache
