@@ -1,9 +1,11 @@
+import Database from "better-sqlite3";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
   bearerAuth,
+  betterSqlite3Driver,
   ConflictException,
   contentJson,
   fromHono,
@@ -224,5 +226,31 @@ describe("auth inherited from a parent router", () => {
     expect(Object.keys(responses).sort()).toEqual(["200", "401", "403"]);
     expect(responses["401"].headers["WWW-Authenticate"].description).toContain('name="X-Key"');
     expect(security).toEqual([{ apiKeyAuth: [] }]);
+  });
+});
+
+describe("a Create whose body may carry the primary key", () => {
+  const Tag = z.object({ id: z.number().int(), label: z.string() });
+  class CreateTag extends SqlCreateEndpoint {
+    _meta = { model: { tableName: "tags", schema: Tag, primaryKeys: ["id"] }, fields: Tag };
+  }
+
+  it("documents the 409 a client-sent id that is taken gets, and answers it (real SQLite)", async () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE TABLE tags (id INTEGER PRIMARY KEY, label TEXT NOT NULL)");
+    const app = new Hono();
+    const router = fromHono(app, { db: betterSqlite3Driver(db) });
+    router.post("/tags", CreateTag);
+    const doc = router.getGeneratedSchema() as any;
+    expect(Object.keys(doc.paths["/tags"].post.responses)).toContain("409");
+    const send = () =>
+      app.request("/tags", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id: 7, label: "x" }),
+      });
+    expect((await send()).status).toBe(201);
+    expect((await send()).status).toBe(409);
+    db.close();
   });
 });

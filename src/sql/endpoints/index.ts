@@ -23,7 +23,13 @@ export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /
   CreateEndpoint,
 )<HandleArgs> {
   override conflictResponses(): Record<string, ResponseConfig> {
-    return uniqueConflicts(this.meta.model, this.constraintsMessages);
+    // A primary key the body may carry collides with a stored row as a unique column's value does.
+    const { model, fields } = this.meta;
+    const sentKeys = model.primaryKeys.filter((key) => key in fields.shape && !this.pathKeys.includes(key));
+    return uniqueConflicts(
+      { tableName: model.tableName, unique: [...sentKeys, ...model.unique] },
+      this.constraintsMessages,
+    );
   }
 
   async create(data: Record<string, unknown>): Promise<SqlRow> {
