@@ -48,11 +48,14 @@ function setDefaults(target: { prototype: object }, defaults: ExceptionDefaults 
   }
 }
 
+const BUILT_IN_NAME = Symbol("specroute.exceptionName");
+
 /** The defaults of a built-in class, from the one code table. */
 function tableDefaults(target: { prototype: object }, name: ErrorName): void {
   const entry = ERROR_CODES[name];
+  // Written out, not read from the class: a minified bundle renames classes.
+  Object.defineProperty(target.prototype, BUILT_IN_NAME, { value: name });
   setDefaults(target, {
-    name,
     code: entry.code,
     status: entry.status,
     isVisible: entry.visible,
@@ -91,6 +94,18 @@ export class ApiException extends Error {
   static {
     tableDefaults(ApiException, "ApiException");
     setDefaults(ApiException, { includesPath: false });
+    // A built-in class is named from the table; a subclass of yours by its own class name (`TeapotException`).
+    Object.defineProperty(ApiException.prototype, "name", {
+      configurable: true,
+      get(this: ApiException) {
+        const prototype = Object.getPrototypeOf(this) as Record<symbol, string>;
+        if (Object.hasOwn(prototype, BUILT_IN_NAME)) return prototype[BUILT_IN_NAME];
+        return this.constructor.name || prototype[BUILT_IN_NAME];
+      },
+      set(this: ApiException, value: string) {
+        Object.defineProperty(this, "name", { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
     // Without a message of its own, an exception reads as its class's default message (also in logs).
     Object.defineProperty(ApiException.prototype, "message", {
       configurable: true,

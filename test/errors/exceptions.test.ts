@@ -281,3 +281,19 @@ describe("a union's failure names the field inside the member the value's type c
     expect(errors).toEqual([expect.objectContaining({ message: "Invalid input", path: ["body", "label"] })]);
   });
 });
+
+describe("exception names", () => {
+  it("names a built-in by its class and a subclass of yours by its own class, a name field winning", () => {
+    class TeapotException extends ApiException {
+      status = 418;
+    }
+    class Renamed extends NotFoundException {
+      name = "GoneMissing";
+    }
+    expect(new NotFoundException().name).toBe("NotFoundException");
+    expect(new InputValidationException("x").name).toBe("InputValidationException");
+    expect(new TeapotException().name).toBe("TeapotException");
+    expect(new Renamed().name).toBe("GoneMissing");
+    expect(String(new TeapotException("short"))).toBe("TeapotException: short");
+  });
+});
