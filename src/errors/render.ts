@@ -77,7 +77,7 @@ export function renderException(err: ApiException, format: ErrorFormat = "envelo
     headers["content-type"] = PROBLEM_CONTENT_TYPE;
     body = JSON.stringify({
       type: "about:blank",
-      title: err.default_message,
+      title: problemTitle(err),
       status: err.status,
       detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? err.message : HIDDEN_MESSAGE,
       errors,
@@ -87,6 +87,15 @@ export function renderException(err: ApiException, format: ErrorFormat = "envelo
     body = JSON.stringify({ success: false, errors, result: {} });
   }
   return new Response(body, { status: err.status, headers });
+}
+
+/** What kind of error it is: a MultiException (every validation failure) is titled by the errors that set its status. */
+function problemTitle(err: ApiException): string {
+  if (err instanceof MultiException) {
+    const lead = err.errors.find((member) => member.status === err.status);
+    if (lead) return problemTitle(lead);
+  }
+  return err.default_message;
 }
 
 /**

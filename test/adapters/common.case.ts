@@ -500,6 +500,26 @@ export function runCommonSuite(harness: AdapterHarness): void {
       expect(await json(response)).toMatchObject({ title: "Not Found", status: 404, detail: "No such task" });
     });
 
+    it("titles each problem for what it is: validation, unsupported media type, a ZodError from handle()", async () => {
+      const { router, request } = harness.make({ errorFormat: "problem" });
+      router.get("/coerce", Coerce);
+      router.post("/projects/:projectId/tasks", CreateTask);
+      router.get("/throw/:kind", Throws);
+      const invalid = await request("/coerce?n=abc");
+      expect(invalid.status).toBe(400);
+      expect(await json(invalid)).toMatchObject({ title: "Input Validation Error", status: 400 });
+      const unsupported = await request("/projects/1/tasks", {
+        method: "POST",
+        headers: { "content-type": "text/plain", "X-API-Key": "k" },
+        body: "hello",
+      });
+      expect(unsupported.status).toBe(415);
+      expect(await json(unsupported)).toMatchObject({ title: "Unsupported Media Type", status: 415 });
+      const zod = await request("/throw/zod");
+      expect(zod.status).toBe(400);
+      expect(await json(zod)).toMatchObject({ title: "Input Validation Error", status: 400 });
+    });
+
     it("fixes raiseOnError per router as chanfana does, so framework errors stay formatted", async () => {
       for (const raiseOnError of [true, false]) {
         const { router, request } = harness.make({ raiseOnError });
