@@ -141,7 +141,7 @@ export {
   UnprocessableEntityException,
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
-export { type ErrorFormat, formatChanfanaError, renderException } from "./errors/render";
+export { type ErrorFormat, formatChanfanaError, type HandlerZodErrors, renderException } from "./errors/render";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";

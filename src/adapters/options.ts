@@ -1,7 +1,7 @@
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import type { AuthOption, SecurityRequirement } from "../core/security/auth";
 import type { DocsAssetFile } from "../docs-ui";
-import type { ErrorFormat } from "../errors/render";
+import type { ErrorFormat, HandlerZodErrors } from "../errors/render";
 import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
 
 export type { DocumentContext, EnvPredicate };
@@ -64,6 +64,13 @@ export interface RouterOptions {
   passthroughErrors?: boolean;
   /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */
   errorFormat?: ErrorFormat;
+  /**
+   * What a ZodError thrown by your own code (`schema.parse(...)` in `handle()`) answers: `"validation"`, a
+   * 400 naming its fields, as chanfana does (default); `"internal"`, a hidden 500 (`Internal Error`, its id
+   * in `x-request-id` and the log), so internal field names and rules stay internal. The request's own
+   * validation answers 400 either way.
+   */
+  handlerZodErrors?: HandlerZodErrors;
   /** Largest accepted request body in bytes. Default 1 MiB. */
   maxBodySize?: number;
   /**
@@ -107,12 +114,21 @@ export interface ResolvedRouterOptions {
   raiseOnError: boolean;
   passthroughErrors: boolean;
   errorFormat: ErrorFormat;
+  handlerZodErrors: HandlerZodErrors;
   maxBodySize: number;
   automaticResponses: boolean;
   docsAssets: DocsAssetsOption;
   db: unknown;
   auth?: AuthOption;
   security?: SecurityRequirement[];
+}
+
+function handlerZodErrorsOption(value: HandlerZodErrors | undefined): HandlerZodErrors {
+  if (value === undefined) return "validation";
+  if (value !== "validation" && value !== "internal") {
+    throw new Error(`handlerZodErrors must be "validation" or "internal", got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
@@ -138,6 +154,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     raiseOnError: options.raiseOnError ?? false,
     passthroughErrors: options.passthroughErrors ?? false,
     errorFormat: options.errorFormat ?? "envelope",
+    handlerZodErrors: handlerZodErrorsOption(options.handlerZodErrors),
     maxBodySize,
     automaticResponses: options.automaticResponses ?? true,
     docsAssets: options.docsAssets ?? { kind: "cdn" },

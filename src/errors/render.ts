@@ -11,6 +11,9 @@ import {
 /** How error responses are written: the spec's envelope, or RFC 9457 problem details. */
 export type ErrorFormat = "envelope" | "problem";
 
+/** What a ZodError thrown by the app's own code answers: a 400 naming its fields, or a hidden 500. */
+export type HandlerZodErrors = "validation" | "internal";
+
 export const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
 
@@ -57,9 +60,10 @@ export function isZodError(err: unknown): err is { issues: $ZodIssue[] } {
 }
 
 /** Normalises anything thrown by a handler into an ApiException; unknown errors become a hidden 500. */
-export function toApiException(err: unknown): ApiException {
+export function toApiException(err: unknown, zodErrors: HandlerZodErrors = "validation"): ApiException {
   if (isApiException(err)) return err;
-  if (isZodError(err)) return issuesToException(err.issues);
+  // The request's own validation throws a MultiException: a ZodError here came from the app's code.
+  if (isZodError(err) && zodErrors === "validation") return issuesToException(err.issues);
   return new InternalServerErrorException(undefined, { cause: err });
 }
 

@@ -520,6 +520,30 @@ export function runCommonSuite(harness: AdapterHarness): void {
       expect(await json(zod)).toMatchObject({ title: "Input Validation Error", status: 400 });
     });
 
+    it("with handlerZodErrors: internal, a ZodError from handle() is a hidden 500 and request validation still a 400", async () => {
+      const { router, request } = harness.make({ handlerZodErrors: "internal" });
+      router.get("/throw/:kind", Throws);
+      router.get("/coerce", Coerce);
+      const original = console.error;
+      const logged: unknown[][] = [];
+      console.error = (...args: unknown[]) => void logged.push(args);
+      try {
+        const hidden = await request("/throw/zod");
+        expect(hidden.status).toBe(500);
+        const body = await json(hidden);
+        expect(body.errors).toEqual([{ code: 7009, message: "Internal Error" }]);
+        expect(JSON.stringify(body)).not.toContain("expected string");
+        const id = hidden.headers.get("x-request-id");
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(JSON.stringify(logged.flat().map(String))).toContain(id);
+      } finally {
+        console.error = original;
+      }
+      const invalid = await request("/coerce?n=abc");
+      expect(invalid.status).toBe(400);
+      expect(() => harness.make({ handlerZodErrors: "hide" as any })).toThrow(/handlerZodErrors/);
+    });
+
     it("fixes raiseOnError per router as chanfana does, so framework errors stay formatted", async () => {
       for (const raiseOnError of [true, false]) {
         const { router, request } = harness.make({ raiseOnError });

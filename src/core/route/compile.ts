@@ -1,4 +1,4 @@
-import type { ErrorFormat } from "../../errors/render";
+import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
@@ -15,6 +15,7 @@ export interface PreparedEndpoint {
 export interface CompileOptions extends PlanOptions {
   validateResponse: boolean;
   errorFormat: ErrorFormat;
+  handlerZodErrors: HandlerZodErrors;
   passthroughErrors: boolean;
   method: string;
   label: string;
@@ -31,6 +32,8 @@ export interface CompiledRoute {
   /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
   readonly newRequestState: (args: unknown[], served: ServedEndpoint) => RequestContext;
   readonly errorFormat: ErrorFormat;
+  /** What a ZodError thrown by the app's own code answers: a 400, or a hidden 500. */
+  readonly handlerZodErrors: HandlerZodErrors;
   /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
   readonly passthroughErrors: boolean;
   /** The route's name in logs and errors: `GET /tasks/:id (GetTask)`. */
@@ -56,6 +59,7 @@ export function compileRoute({ endpoint, constructed }: PreparedEndpoint, option
     responder: new ResponsePlan(schema, options.validateResponse),
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
+    handlerZodErrors: options.handlerZodErrors,
     passthroughErrors: options.passthroughErrors,
     label: options.label,
   });

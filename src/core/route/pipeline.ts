@@ -137,7 +137,7 @@ async function fail(
     }
   }
   if (error instanceof Response) return error;
-  const exception = toApiException(error);
+  const exception = toApiException(error, route.handlerZodErrors);
   const requestId = needsRequestId(exception) ? requestIdFor(incoming.request) : undefined;
   const response = renderException(exception, route.errorFormat, requestId);
   const failure = new Failure(error, thrown, exception, response, duringValidation, requestId, route.label);
