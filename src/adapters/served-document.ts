@@ -1,6 +1,6 @@
 import type { DocumentContext } from "../core/schema-types";
 import { buildDocument } from "../openapi/document";
-import { OpenAPIRegistryMerger } from "../openapi/registry";
+import { OpenAPIRegistryMerger, type RegisteredDocumentParts } from "../openapi/registry";
 import type { DocumentRoute, DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
 import type { ResolvedRouterOptions } from "./options";
@@ -88,6 +88,7 @@ export class ServedDocument {
         schema,
         problemDetails: options.errorFormat === "problem",
         automaticResponses: options.automaticResponses,
+        registered: this.registeredParts(),
       });
       cached = { doc, json: JSON.stringify(doc) };
       // Bounded: an environment-derived key could otherwise grow the cache without end.
@@ -95,6 +96,12 @@ export class ServedDocument {
       this.documents.set(key, cached);
     }
     return cached;
+  }
+
+  /** What the router's registry adds, its paths in OpenAPI form (`/users/:id` → `/users/{id}`). */
+  private registeredParts(): RegisteredDocumentParts {
+    const parts = registryOf(this.core).documentParts();
+    return { ...parts, paths: parts.paths.map((route) => ({ ...route, path: toOpenAPIPath(route.path) })) };
   }
 
   /** The route table in the document builder's terms: OpenAPI paths, unique operationIds, hidden ones left out. */

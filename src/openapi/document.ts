@@ -75,17 +75,34 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     if (method in item) continue;
     item[method] = buildOperation(route.schema, ctx);
   }
+  const registered = config.registered;
+  for (const { method: given, path, ...schema } of registered?.paths ?? []) {
+    const method = given.toLowerCase();
+    if (!HTTP_METHODS.has(method)) throw new Error(`registerPath: "${given}" is not an HTTP method (${path})`);
+    paths[path] ??= {};
+    // A route served by the router wins over a registration of the same operation.
+    paths[path][method] ??= buildOperation(schema, ctx, false);
+  }
+  const webhooks: Record<string, Json> = {};
+  // OpenAPI 3.0 has no webhooks: a 3.0 document leaves them out.
+  for (const { method, path: name, ...schema } of config.openapiVersion === "3.1" ? (registered?.webhooks ?? []) : []) {
+    webhooks[name] ??= {};
+    webhooks[name][method.toLowerCase()] = buildOperation(schema, ctx, false);
+  }
 
   const { info, components, openapi: _version, paths: _paths, ...rest } = config.schema;
   // Schemas the user registered, zod or plain, written for this document's version.
-  const registered: Json = {};
+  const registeredSchemas: Json = {};
   for (const [name, schema] of Object.entries((components?.schemas as Json | undefined) ?? {})) {
-    registered[name] = describeSchema(schema, "output", ctx);
+    registeredSchemas[name] = describeSchema(schema, "output", ctx);
   }
-  const schemas: Record<string, unknown> = { ...registered, ...ctx.collector.finish() };
+  const parameters: Json = { ...(components?.parameters as Json | undefined) };
+  for (const { name, schema } of registered?.parameters ?? []) parameters[name] = describeParameter(name, schema, ctx);
+  const schemas: Record<string, unknown> = { ...registeredSchemas, ...ctx.collector.finish() };
   if (ctx.usesProblemDetails) schemas[PROBLEM_COMPONENT] = problemDetailsSchema();
   const allComponents: Json = { ...components };
   if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
+  if (Object.keys(parameters).length > 0) allComponents.parameters = parameters;
   // Schemes given in the router's `schema.components` win over the ones authenticators declare.
   const securitySchemes = { ...Object.fromEntries(ctx.securitySchemes), ...components?.securitySchemes };
   if (Object.keys(securitySchemes).length > 0) {
@@ -103,11 +120,17 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     ...rest,
     paths,
   };
+  if (Object.keys(webhooks).length > 0) doc.webhooks = webhooks;
   if (Object.keys(allComponents).length > 0) doc.components = allComponents;
   return doc;
 }
 
-function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
+/**
+ * One operation. A `served` one is a route specroute validates: the framework's own answers join its
+ * responses, and it counts as public when nothing guards it. A registered one (`registerPath`) is
+ * served by code specroute cannot see, so neither is claimed for it.
+ */
+function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = true): Json {
   const operation: Json = {};
   copyDefined(schema, operation, ["tags", "summary", "description", "externalDocs", "operationId"]);
   const parameters = buildParameters(schema.request, ctx);
@@ -115,10 +138,10 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext): Json {
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  operation.responses = buildResponses(withFrameworkResponses(schema, enforced, ctx), ctx);
+  operation.responses = buildResponses(served ? withFrameworkResponses(schema, enforced, ctx) : schema.responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
-  else if (enforced.length === 0) ctx.unsecured.push(operation);
+  else if (enforced.length === 0 && served) ctx.unsecured.push(operation);
   copyDefined(schema, operation, ["servers"]);
   for (const key of Object.keys(schema)) {
     if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];
@@ -189,6 +212,18 @@ function describeMember(member: z.ZodType, io: SchemaIO, ctx: BuildContext): Jso
   const described: Json = { description, deprecated, example, ...param, schema };
   for (const key of Object.keys(described)) if (described[key] === undefined) delete described[key];
   return described;
+}
+
+/** A registered parameter component: name and location from its `param` metadata, then its schema. */
+function describeParameter(refId: string, schema: z.ZodType, ctx: BuildContext): Json {
+  const { name, in: location } = parameterMetadata(schema) as { name?: string; in?: string };
+  if (typeof name !== "string" || !["path", "query", "header", "cookie"].includes(String(location))) {
+    throw new Error(
+      `registerParameter("${refId}"): give the schema its name and location with .openapi({ param: { name, in } })`,
+    );
+  }
+  const required = location === "path" || schema._zod.optin === undefined;
+  return { name, in: location, required, ...describeMember(schema, "input", ctx) };
 }
 
 /** `param` metadata from a member and the schemas it wraps (outer wins), as `.openapi({ param })` sets it. */

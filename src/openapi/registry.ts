@@ -1,4 +1,7 @@
-import type { DocumentSchema } from "./types";
+import type { z } from "zod";
+import type { DocumentSchema, RegisteredDocumentParts, RegisteredRoute } from "./types";
+
+export type { RegisteredDocumentParts, RegisteredRoute } from "./types";
 
 /** The kinds of entry an OpenAPI Components Object holds. */
 export type ComponentType =
@@ -21,9 +24,44 @@ export interface ComponentDefinition {
   component: unknown;
 }
 
+/** A named schema added with `register`: a component, referenced by `$ref` wherever it is used. */
+export interface SchemaDefinition {
+  type: "schema";
+  schema: z.ZodType;
+}
+
+/** A parameter added with `registerParameter`, under `components.parameters`. */
+export interface ParameterDefinition {
+  type: "parameter";
+  name: string;
+  schema: z.ZodType;
+}
+
+/** An operation added with `registerPath`. */
+export interface RouteRegistration {
+  type: "route";
+  route: RegisteredRoute;
+}
+
+/** A webhook added with `registerWebhook` (documented in OpenAPI 3.1, which has `webhooks`); `path` is its name. */
+export interface WebhookRegistration {
+  type: "webhook";
+  webhook: RegisteredRoute;
+}
+
+/** Everything a registry holds, with zod-to-openapi's `OpenAPIRegistry` definition shapes. */
+export type RegistryDefinition =
+  | ComponentDefinition
+  | SchemaDefinition
+  | ParameterDefinition
+  | RouteRegistration
+  | WebhookRegistration;
+
 /**
- * A router's `registry` (chanfana's `OpenAPIRegistryMerger`): components registered here join the
- * router's document, chanfana's documented way to declare security schemes.
+ * A router's `registry` (chanfana's `OpenAPIRegistryMerger`, zod-to-openapi's `OpenAPIRegistry`):
+ * components, named schemas, parameters, paths and webhooks registered here join the router's
+ * document; chanfana's documented way to declare security schemes, and the way to document what
+ * plain handlers serve.
  *
  * @example
  * const router = fromHono(new Hono());
@@ -32,7 +70,7 @@ export interface ComponentDefinition {
  */
 export class OpenAPIRegistryMerger {
   /** Everything registered, in order (chanfana's name for it). */
-  readonly _definitions: ComponentDefinition[] = [];
+  readonly _definitions: RegistryDefinition[] = [];
   private readonly changed: () => void;
 
   /** `onChange` runs after every registration (the router drops its cached document there). */
@@ -41,7 +79,7 @@ export class OpenAPIRegistryMerger {
   }
 
   /** Everything registered, in order. */
-  get definitions(): readonly ComponentDefinition[] {
+  get definitions(): readonly RegistryDefinition[] {
     return this._definitions;
   }
 
@@ -57,31 +95,101 @@ export class OpenAPIRegistryMerger {
     name: string,
     component: unknown,
   ): { name: string; ref: { $ref: `#/components/${ComponentType}/${string}` } } {
-    this._definitions.push({ type: "component", componentType: type, name, component });
-    this.changed();
+    this.add({ type: "component", componentType: type, name, component });
     return { name, ref: { $ref: `#/components/${type}/${name}` } };
   }
 
   /**
-   * Registers the components of another registry here (chanfana merges a nested router's registry
-   * into its parent's). Paths are not part of a specroute registry: mounted routers bring their routes.
+   * Makes `schema` a named component (`#/components/schemas/<refId>`) listed in the document even where
+   * no route uses it; returns the named schema, to use in routes.
+   *
+   * @example
+   * const User = router.registry.register("User", z.object({ id: z.number(), name: z.string() }));
    */
-  merge(registry: Pick<OpenAPIRegistryMerger, "_definitions"> | null | undefined, _basePath?: string): void {
+  register<T extends z.ZodType>(refId: string, schema: T): T {
+    const named = schema.meta({ ...schema.meta(), id: refId }) as T;
+    this.add({ type: "schema", schema: named });
+    return named;
+  }
+
+  /**
+   * Adds a parameter under `components.parameters.<refId>`; its name and location come from
+   * `.openapi({ param: { name, in } })` (or `.meta({ param })`) on the schema. Returns the schema.
+   *
+   * @example
+   * router.registry.registerParameter("TenantHeader", z.string().openapi({ param: { name: "x-tenant", in: "header" } }));
+   */
+  registerParameter<T extends z.ZodType>(refId: string, schema: T): T {
+    this.add({ type: "parameter", name: refId, schema });
+    return schema;
+  }
+
+  /**
+   * Documents an operation specroute does not serve itself (a plain Hono handler, a proxied path).
+   * Nothing is validated: the framework's own answers (400, 413, …) are not added to it.
+   *
+   * @example
+   * router.registry.registerPath({ method: "get", path: "/health", responses: { "200": { description: "Up" } } });
+   */
+  registerPath(route: RegisteredRoute): void {
+    this.add({ type: "route", route });
+  }
+
+  /**
+   * Documents a webhook: a request the API sends to its users (OpenAPI 3.1's `webhooks`; a 3.0 document
+   * has no place for it and leaves it out). `path` is the webhook's name.
+   *
+   * @example
+   * router.registry.registerWebhook({ method: "post", path: "taskDone", request: { body: contentJson(Task) }, responses: { "200": { description: "Received" } } });
+   */
+  registerWebhook(webhook: RegisteredRoute): void {
+    this.add({ type: "webhook", webhook });
+  }
+
+  /**
+   * Registers everything of another registry here (chanfana merges a nested router's registry into
+   * its parent's); its paths get `basePath` in front.
+   */
+  merge(registry: Pick<OpenAPIRegistryMerger, "_definitions"> | null | undefined, basePath = ""): void {
     if (!registry?._definitions) return;
     for (const definition of registry._definitions) {
-      if (definition.type === "component") {
-        this.registerComponent(definition.componentType, definition.name, definition.component);
-      }
+      if (definition.type === "route") {
+        this.add({ type: "route", route: { ...definition.route, path: basePath + definition.route.path } });
+      } else this.add(definition);
     }
   }
 
-  /** `schema` with the registered components added to its `components` (a registration wins over `schema`'s own). */
+  /** `schema` with the registered components and named schemas added to its `components` (a registration wins over `schema`'s own). */
   applyTo(schema: DocumentSchema): DocumentSchema {
-    if (this._definitions.length === 0) return schema;
     const components: Record<string, unknown> = { ...schema.components };
-    for (const { componentType, name, component } of this._definitions) {
-      components[componentType] = { ...(components[componentType] as object | undefined), [name]: component };
+    let added = false;
+    for (const definition of this._definitions) {
+      const [type, name, component] =
+        definition.type === "component"
+          ? [definition.componentType, definition.name, definition.component]
+          : definition.type === "schema"
+            ? ["schemas", String(definition.schema.meta()?.id), definition.schema]
+            : [];
+      if (type === undefined) continue;
+      components[type] = { ...(components[type] as object | undefined), [name!]: component };
+      added = true;
     }
-    return { ...schema, components };
+    return added ? { ...schema, components } : schema;
+  }
+
+  /** The parameters, paths and webhooks registered, for the document builder. */
+  documentParts(): RegisteredDocumentParts {
+    const parts: RegisteredDocumentParts = { parameters: [], paths: [], webhooks: [] };
+    for (const definition of this._definitions) {
+      if (definition.type === "parameter") parts.parameters.push({ name: definition.name, schema: definition.schema });
+      else if (definition.type === "route") parts.paths.push(definition.route);
+      else if (definition.type === "webhook") parts.webhooks.push(definition.webhook);
+    }
+    return parts;
+  }
+
+  private add(definition: RegistryDefinition): void {
+    this._definitions.push(definition);
+    this.changed();
   }
 }

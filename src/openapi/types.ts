@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 
 /** OpenAPI versions the document can be written in. */
@@ -31,6 +32,8 @@ export interface DocumentConfig {
   problemDetails: boolean;
   /** List the answers the framework gives on its own (400, 401, 403, 404, 409, 413, 415). Default true. */
   automaticResponses?: boolean;
+  /** Parameters, paths (in OpenAPI form) and webhooks added through the router's registry. */
+  registered?: RegisteredDocumentParts;
 }
 
 /** A generated OpenAPI document (plain JSON). */
@@ -59,3 +62,16 @@ export type OpenAPIObjectConfig = Omit<DocumentSchema, "components" | "paths" | 
  * const schema: Partial<OpenAPIObjectConfigV31> = { info: { title: "Tasks", version: "1.0.0" }, jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base" };
  */
 export type OpenAPIObjectConfigV31 = OpenAPIObjectConfig;
+
+/**
+ * An operation served by something specroute does not validate (a plain Hono handler, a proxy): its
+ * method and path (`/users/{id}` or `/users/:id`) and the same fields as an endpoint's `schema`.
+ */
+export type RegisteredRoute = OpenAPIRouteSchema & { method: string; path: string };
+
+/** What a registry adds to a document besides components. */
+export interface RegisteredDocumentParts {
+  parameters: Array<{ name: string; schema: z.ZodType }>;
+  paths: RegisteredRoute[];
+  webhooks: RegisteredRoute[];
+}

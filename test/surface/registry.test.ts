@@ -69,7 +69,7 @@ describe("OpenAPIRegistryMerger", () => {
     const registry = new OpenAPIRegistryMerger();
     registry.registerComponent("securitySchemes", "a", bearer);
     registry.registerComponent("schemas", "B", { type: "string" });
-    expect(registry.definitions.map((d) => [d.componentType, d.name])).toEqual([
+    expect(registry.definitions.map((d) => (d.type === "component" ? [d.componentType, d.name] : d.type))).toEqual([
       ["securitySchemes", "a"],
       ["schemas", "B"],
     ]);
