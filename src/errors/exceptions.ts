@@ -50,6 +50,18 @@ function setDefaults(target: { prototype: object }, defaults: ExceptionDefaults 
 
 const BUILT_IN_NAME = Symbol("specroute.exceptionName");
 
+// Built-in exceptions' `responses` entries, made once, and the component name each is documented under.
+const sharedSchemas = new WeakMap<object, ErrorResponseConfig>();
+const sharedNames = new WeakMap<object, string>();
+
+/**
+ * The name a built-in exception's `responses` entry is documented under once, in
+ * `components.responses` (`NotFound`, `InputValidation`, …); undefined for any other entry.
+ */
+export function sharedResponseName(config: object): string | undefined {
+  return sharedNames.get(config);
+}
+
 /** The defaults of a built-in class, from the one code table. */
 function tableDefaults(target: { prototype: object }, name: ErrorName): void {
   const entry = ERROR_CODES[name];
@@ -130,24 +142,45 @@ export class ApiException extends Error {
     return [{ code: this.code, message, path: (this as { path?: ErrorItem["path"] | null }).path ?? undefined }];
   }
 
-  /** A `responses` entry documenting this exception, to spread into `schema.responses`. */
+  /**
+   * A `responses` entry documenting this exception, to spread into `schema.responses`. A built-in
+   * exception's entry is made once and shared, so documents write it once under `components.responses`.
+   */
   static schema(): ErrorResponseConfig {
-    // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
-    // A document asks this for every route: skip the stack trace no one reads, the costly part of `new`.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    let sample: ApiException;
-    try {
-      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
-      sample = new (this as unknown as new () => ApiException)();
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-    const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
-    return {
-      [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },
-    };
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
+    return responseEntryOf(this);
   }
+}
+
+/** An exception class's `responses` entry: made once and shared for a built-in class, fresh for any other. */
+function responseEntryOf(exception: typeof ApiException): ErrorResponseConfig {
+  const prototype = exception.prototype as unknown as Record<symbol, string>;
+  if (!Object.hasOwn(prototype, BUILT_IN_NAME)) return describeException(exception);
+  let shared = sharedSchemas.get(exception);
+  if (!shared) {
+    shared = describeException(exception);
+    const name = prototype[BUILT_IN_NAME]!.replace(/Exception$/, "");
+    for (const config of Object.values(shared)) sharedNames.set(config, name);
+    sharedSchemas.set(exception, shared);
+  }
+  return shared;
+}
+
+function describeException(exception: typeof ApiException): ErrorResponseConfig {
+  // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
+  // A document asks this for every route: skip the stack trace no one reads, the costly part of `new`.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let sample: ApiException;
+  try {
+    sample = new (exception as unknown as new () => ApiException)();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
+  return {
+    [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },
+  };
 }
 
 /** Exceptions about one field of the request: `path` names it, e.g. `["body", "email"]`. */

@@ -9,7 +9,7 @@ import type {
 import type { Authenticator } from "../core/security/auth";
 import { RouteSecurity } from "../core/security/security";
 import { fileConstraints, isZodSchema, objectShape } from "../core/zod-introspect";
-import { isErrorEnvelopeSchema } from "../errors/exceptions";
+import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
 import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
@@ -31,7 +31,11 @@ interface BuildContext {
   automaticResponses: boolean;
   /** Operations that need no credentials and do not say so: `security: []` once the document has a scheme. */
   unsecured: Json[];
+  /** Built-in error answers, written once under `components.responses` and referenced by each operation. */
+  sharedResponses: Map<string, Json>;
 }
+
+const RESPONSE_REF_PREFIX = "#/components/responses/";
 
 const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0" };
 
@@ -64,6 +68,7 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     securitySchemes: new Map(),
     automaticResponses: config.automaticResponses ?? true,
     unsecured: [],
+    sharedResponses: new Map(),
   };
   const paths: Record<string, Json> = {};
   for (const route of routes) {
@@ -103,6 +108,9 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   const allComponents: Json = { ...components };
   if (Object.keys(schemas).length > 0) allComponents.schemas = schemas;
   if (Object.keys(parameters).length > 0) allComponents.parameters = parameters;
+  // A response of the same name in the router's `schema.components` replaces the built-in one everywhere.
+  const responses = { ...Object.fromEntries(ctx.sharedResponses), ...(components?.responses as Json | undefined) };
+  if (Object.keys(responses).length > 0) allComponents.responses = responses;
   // Schemes given in the router's `schema.components` win over the ones authenticators declare.
   const securitySchemes = { ...Object.fromEntries(ctx.securitySchemes), ...components?.securitySchemes };
   if (Object.keys(securitySchemes).length > 0) {
@@ -280,13 +288,23 @@ function buildResponses(responses: Record<string, ResponseConfig> | undefined, c
   if (!responses || Object.keys(responses).length === 0) return buildResponses(DEFAULT_RESPONSES, ctx);
   const result: Json = {};
   for (const [status, config] of Object.entries(responses)) {
-    const response: Json = { description: config.description ?? "" };
-    if (config.headers) response.headers = buildResponseHeaders(config.headers, ctx);
-    if (config.content) response.content = buildContent(config.content, "output", ctx);
-    if (config.links) response.links = config.links;
-    result[status] = response;
+    const shared = sharedResponseName(config);
+    if (shared === undefined) {
+      result[status] = buildResponse(config, ctx);
+      continue;
+    }
+    if (!ctx.sharedResponses.has(shared)) ctx.sharedResponses.set(shared, buildResponse(config, ctx));
+    result[status] = { $ref: RESPONSE_REF_PREFIX + shared };
   }
   return result;
+}
+
+function buildResponse(config: ResponseConfig, ctx: BuildContext): Json {
+  const response: Json = { description: config.description ?? "" };
+  if (config.headers) response.headers = buildResponseHeaders(config.headers, ctx);
+  if (config.content) response.content = buildContent(config.content, "output", ctx);
+  if (config.links) response.links = config.links;
+  return response;
 }
 
 /** A zod object becomes one Header Object per member; plain Header Objects pass through. */

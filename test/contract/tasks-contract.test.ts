@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { app, openapi } from "../../examples/tasks/app";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
 import { betterSqlite3Driver } from "../../src";
+import { resolvedResponse } from "../openapi/helpers";
 
 /**
  * The contract check: every operation of the example is called validly and invalidly, and every answer
@@ -111,8 +112,12 @@ async function violations(doc: Doc, method: string, template: string, response: 
   const operation = doc.paths[template]![method]!;
   const text = await response.text();
   const body = text === "" ? undefined : JSON.parse(text);
+  // openapi-response-validator reads response objects inline: follow the document's `components.responses` refs.
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, entry]) => [status, resolvedResponse(doc, entry)]),
+  );
   const validator = new OpenAPIResponseValidator({
-    responses: operation.responses as any,
+    responses: responses as any,
     components: doc.components as any,
   });
   const result = validator.validateResponse(response.status, body);

@@ -11,6 +11,7 @@ import {
   UnprocessableEntityException,
 } from "../../src";
 import { captureConsoleErrors, documentErrors, harnesses } from "../helpers";
+import { resolvedResponse } from "../openapi/helpers";
 
 /** A user's own exception, declared the way chanfana's docs show: class fields only. */
 class TeapotException extends ApiException {
@@ -211,7 +212,7 @@ describe("exception values and documentation", () => {
     const responses = doc.paths["/brew"].get.responses;
     expect(responses["418"].description).toBe("I am a teapot");
     const itemProperties = (status: string) => {
-      const envelope = responses[status].content["application/json"].schema;
+      const envelope = resolvedResponse(doc, responses[status]).content["application/json"].schema;
       const resolved = envelope.$ref ? doc.components.schemas[envelope.$ref.split("/").pop()] : envelope;
       return Object.keys(resolved.properties.errors.items.properties);
     };

@@ -17,7 +17,7 @@ import {
   SqlReadEndpoint,
   SqlUpdateEndpoint,
 } from "../../src";
-import { validateDocument } from "./helpers";
+import { resolvedResponse, validateDocument } from "./helpers";
 
 const Item = z.object({ id: z.number().int(), name: z.string(), parentId: z.number().int() });
 const itemModel = { tableName: "items", schema: Item, primaryKeys: ["id"], unique: ["name"] };
@@ -106,15 +106,18 @@ describe("the answers the framework gives on its own, in the document", () => {
 
   it("lists 400 when a request part is declared", () => {
     expect(statuses(doc, "/pages", "get")).toEqual(["200", "400"]);
-    expect(doc.paths["/pages"].get.responses["400"].content["application/json"].schema).toBeDefined();
+    expect(doc.paths["/pages"].get.responses["400"]).toEqual({ $ref: "#/components/responses/InputValidation" });
+    expect(
+      resolvedResponse(doc, doc.paths["/pages"].get.responses["400"]).content["application/json"].schema,
+    ).toBeDefined();
   });
 
   it("lists 413 and 415 when a body is declared, the user's own 400 winning", () => {
     const { responses } = doc.paths["/things"].post;
     expect(Object.keys(responses).sort()).toEqual(["201", "400", "413", "415"]);
     expect(responses["400"]).toEqual({ description: "My own 400" });
-    expect(responses["413"].description).toBe("Payload Too Large");
-    expect(responses["415"].description).toBe("Unsupported Media Type");
+    expect(resolvedResponse(doc, responses["413"]).description).toBe("Payload Too Large");
+    expect(resolvedResponse(doc, responses["415"]).description).toBe("Unsupported Media Type");
   });
 
   it("lists 401 with the scheme's WWW-Authenticate challenge, and 403, where an auth helper guards the route", () => {
@@ -138,7 +141,7 @@ describe("the answers the framework gives on its own, in the document", () => {
 
   it("lists 409 for SQL Create and Update of a model with unique columns", () => {
     const conflict = Object.values(ConflictException.schema())[0]!;
-    expect(doc.paths["/items"].post.responses["409"].description).toBe(conflict.description);
+    expect(resolvedResponse(doc, doc.paths["/items"].post.responses["409"]).description).toBe(conflict.description);
     expect(statuses(doc, "/items/{id}", "patch")).toContain("409");
     expect(statuses(doc, "/items/{id}", "get")).not.toContain("409");
   });
@@ -208,7 +211,7 @@ describe("automatic entries with problem details", () => {
       ["/secret", "get", "401"],
       ["/items", "post", "409"],
     ] as const) {
-      expect(doc.paths[path][method].responses[status].content).toEqual({
+      expect(resolvedResponse(doc, doc.paths[path][method].responses[status]).content).toEqual({
         "application/problem+json": { schema: { $ref: "#/components/schemas/ProblemDetails" } },
       });
     }
@@ -252,5 +255,22 @@ describe("a Create whose body may carry the primary key", () => {
     expect((await send()).status).toBe(201);
     expect((await send()).status).toBe(409);
     db.close();
+  });
+});
+
+describe("the framework's answers written once", () => {
+  it("references each built-in answer from components.responses, under a stable name a router's schema can replace", async () => {
+    const doc = documentOf() as any;
+    expect(doc.paths["/things"].post.responses["413"]).toEqual({ $ref: "#/components/responses/PayloadTooLarge" });
+    expect(doc.paths["/items/{id}"].get.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
+    expect(Object.keys(doc.components.responses).sort()).toEqual(
+      ["Conflict", "Forbidden", "InputValidation", "NotFound", "PayloadTooLarge", "UnsupportedMediaType"].sort(),
+    );
+    const replaced = documentOf({
+      schema: { components: { responses: { NotFound: { description: "No such item, or not yours" } } } },
+    }) as any;
+    expect(replaced.components.responses.NotFound).toEqual({ description: "No such item, or not yours" });
+    expect(replaced.paths["/items/{id}"].get.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
+    expect(await validateDocument(replaced)).toEqual({ valid: true });
   });
 });

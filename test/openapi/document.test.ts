@@ -4,7 +4,7 @@ import { InputValidationException, NotFoundException } from "../../src/errors/ex
 import { buildDocument } from "../../src/openapi/document";
 import type { DocumentConfig, OpenAPIVersion } from "../../src/openapi/types";
 import { userRoutes } from "./fixtures";
-import { at, danglingRefs, validateDocument } from "./helpers";
+import { at, danglingRefs, resolvedResponse, validateDocument } from "./helpers";
 
 function config(openapiVersion: OpenAPIVersion, extra: Partial<DocumentConfig> = {}): DocumentConfig {
   return {
@@ -184,7 +184,9 @@ describe.each([
   });
 
   it("documents error responses from exception schemas as the error envelope", () => {
-    const response = at(listUsers, "responses", "400");
+    // Written once under components.responses, referenced from each operation.
+    expect(at(listUsers, "responses", "400")).toEqual({ $ref: "#/components/responses/InputValidation" });
+    const response = resolvedResponse(doc, at(listUsers, "responses", "400"));
     expect(response.description).toBe("Input Validation Error");
     const schema = at(response, "content", "application/json", "schema");
     expect(schema.required).toEqual(["success", "errors", "result"]);
@@ -201,7 +203,10 @@ describe.each([
     const problemDoc = buildDocument(userRoutes(), config(version, { problemDetails: true }));
     expect(await validateDocument(problemDoc)).toEqual({ valid: true });
     expect(danglingRefs(problemDoc)).toEqual([]);
-    const content = at(problemDoc, "paths", "/users/{userId}", "get", "responses", "404", "content");
+    const content = resolvedResponse(
+      problemDoc,
+      at(problemDoc, "paths", "/users/{userId}", "get", "responses", "404"),
+    ).content;
     expect(content).toEqual({
       "application/problem+json": { schema: { $ref: "#/components/schemas/ProblemDetails" } },
     });

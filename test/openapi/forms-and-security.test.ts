@@ -3,7 +3,7 @@ import { z } from "zod";
 import { apiKeyAuth, bearerAuth, contentMultipart, fileField, UnauthorizedException } from "../../src";
 import { buildDocument } from "../../src/openapi/document";
 import type { DocumentRoute, OpenAPIVersion } from "../../src/openapi/types";
-import { validateDocument } from "./helpers";
+import { resolvedResponse, validateDocument } from "./helpers";
 
 const bearer = bearerAuth({ schemeName: "bearer", verify: () => ({ id: 1 }) });
 const key = apiKeyAuth({ in: "cookie", name: "sid", description: "Session cookie", verify: () => ({ id: 1 }) });
@@ -73,7 +73,7 @@ describe.each(["3", "3.1"] as const)("forms and security in OpenAPI %s", (versio
   it("documents the 401 of an authenticated operation unless it declares one", () => {
     expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "413", "415"]);
     expect(upload.responses["401"].headers["WWW-Authenticate"]).toMatchObject({ schema: { type: "string" } });
-    expect(doc.paths["/files"].get.responses["401"].description).toBe("Unauthorized");
+    expect(resolvedResponse(doc, doc.paths["/files"].get.responses["401"]).description).toBe("Unauthorized");
   });
 });
 

@@ -19,13 +19,20 @@ export function collectRefs(node: unknown, found: string[] = []): string[] {
   return found;
 }
 
-/** The `$ref`s of a document that point nowhere. */
+/** The `$ref`s of a document that point nowhere (local references, `#/components/...`, resolved as JSON pointers). */
 export function danglingRefs(doc: OpenAPIDocument): string[] {
-  const schemas = ((doc.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<string, unknown>;
-  return collectRefs(doc).filter((ref) => {
-    const name = ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : null;
-    return name === null || !(name in schemas);
-  });
+  return collectRefs(doc).filter((ref) => !ref.startsWith("#/") || pointerTarget(doc, ref) === undefined);
+}
+
+function pointerTarget(doc: unknown, ref: string): unknown {
+  let current: any = doc;
+  for (const key of ref.slice(2).split("/")) current = current?.[key.replace(/~1/g, "/").replace(/~0/g, "~")];
+  return current;
+}
+
+/** A response as a reader sees it: a `$ref` to `components.responses` followed to the response it names. */
+export function resolvedResponse(doc: unknown, response: any): any {
+  return typeof response?.$ref === "string" ? pointerTarget(doc, response.$ref) : response;
 }
 
 /** Loose accessor for deep document paths in assertions. */
