@@ -65,6 +65,16 @@ function groups(outcome) {
         ["registering + first GET /openapi.json", (x) => x.buildAndFirstMs],
       ].map(([label, pick]) => ({ name: `OpenAPI 200 routes — ${label}`, label, values: mapValues(r, pick) })),
     });
+    list.push({
+      title: "OpenAPI document of 200 routes, size (JSON bytes; ratio to chanfana)",
+      baseline: CHANFANA,
+      unit: "bytes",
+      cases: [["GET /openapi.json body", (x) => x.bytes]].map(([label, pick]) => ({
+        name: `OpenAPI 200 routes — ${label}`,
+        label,
+        values: mapValues(r, pick),
+      })),
+    });
   }
   if (coldStart) {
     const r = coldStart.results;
@@ -177,6 +187,13 @@ export function checkTargets(outcome) {
       add("repeat GET /openapi.json < 1 ms", id, repeat < 1, `${repeat.toFixed(3)} ms median`);
       const chanfana = document.results[CHANFANA];
       if (chanfana) {
+        const size = mine.bytes / chanfana.bytes;
+        add(
+          "document no larger than chanfana's (every answer listed)",
+          id,
+          size <= 1,
+          `${size.toFixed(2)}× (${(mine.bytes / 1024).toFixed(0)} vs ${(chanfana.bytes / 1024).toFixed(0)} KiB)`,
+        );
         // Registration and the first document together: specroute compiles routes when first needed (the
         // first document), chanfana builds its schemas when routes are registered.
         const mineMs = mine.buildAndFirstMs ?? mine.firstMs;
