@@ -42,7 +42,7 @@ export interface DirectOptions {
   /** zod's conversion of one schema, with the same per-node fixes. */
   viaZod: (schema: z.ZodType) => ZodConverted;
   /** The per-node fixes json-schema.ts applies to zod's output. */
-  adjust: (schema: core.$ZodType, json: SchemaObject, openapi30: boolean) => void;
+  adjust: (schema: core.$ZodType, json: SchemaObject, openapi30: boolean, io: SchemaIO) => void;
   /** How an `id` becomes a component name. */
   componentName: (id: string) => string;
   refPrefix: string;
@@ -289,7 +289,7 @@ function build(schema: core.$ZodType, meta: Record<string, unknown> | undefined,
       if (body) dropInherited(own, body);
     }
   }
-  state.adjust(schema, own, state.openapi30);
+  state.adjust(schema, own, state.openapi30, state.io);
   if (own.anyOf !== undefined) {
     state.built.push(own);
     state.taint++;

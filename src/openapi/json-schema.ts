@@ -88,7 +88,7 @@ function convertWithZod(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO
     unrepresentable: "any",
     cycles: "ref",
     reused: "inline",
-    override: ({ zodSchema, jsonSchema }) => adjust(zodSchema, jsonSchema as SchemaObject, openapi30),
+    override: ({ zodSchema, jsonSchema }) => adjust(zodSchema, jsonSchema as SchemaObject, openapi30, io),
   }) as SchemaObject;
   const { $schema: _dialect, definitions, $defs, ...root } = raw;
   const defs = (definitions ?? $defs ?? {}) as Record<string, SchemaObject>;
@@ -123,8 +123,10 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const CHECK_FORMATS = new Set(["starts_with", "ends_with", "includes", "lowercase", "uppercase"]);
 
 /** Per-node fixes zod's output needs to be a good OpenAPI schema; runs after zod built the node. */
-function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean): void {
+function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean, io: SchemaIO): void {
   const def = zodSchema._zod.def as { type: string; catchall?: unknown };
+  // A default fills in what a request leaves out; an answer always carries the value, so it says nothing there.
+  if (io === "output" && (def.type === "default" || def.type === "prefault")) delete json.default;
   if (def.type === "date") {
     // JSON has no dates: they travel as ISO strings.
     json.type ??= "string";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { extendZodWithOpenApi } from "../../src/openapi/extend-zod";
-import { toOpenApiSchema } from "../../src/openapi/json-schema";
+import { toOpenApiSchema, useSchemaConverter } from "../../src/openapi/json-schema";
 
 extendZodWithOpenApi(z);
 
@@ -108,5 +108,26 @@ describe("toOpenApiSchema", () => {
     expect(ref).toMatch(/^#\/components\/schemas\/Schema[0-9a-f]{8}$/);
     const component = converted.components[ref.slice("#/components/schemas/".length)] as any;
     expect(component.properties.children.items).toEqual({ $ref: ref });
+  });
+});
+
+describe("defaults in requests and answers", () => {
+  it("documents a default where a request may leave the value out, not in an answer, which always carries it", () => {
+    for (const converter of ["direct", "zod"] as const) {
+      useSchemaConverter(converter);
+      try {
+        const Project = z.object({ description: z.string().nullable().default(null), size: z.number().prefault(1) });
+        for (const version of ["3", "3.1"] as const) {
+          const input = toOpenApiSchema(Project, version, "input").schema as any;
+          const output = toOpenApiSchema(Project, version, "output").schema as any;
+          expect(input.properties.description.default, `${converter} ${version}`).toBeNull();
+          expect(output.properties.description, `${converter} ${version}`).not.toHaveProperty("default");
+          expect(output.properties.size, `${converter} ${version}`).not.toHaveProperty("default");
+          expect(output.required).toEqual(["description", "size"]);
+        }
+      } finally {
+        useSchemaConverter("direct");
+      }
+    }
   });
 });
