@@ -49,6 +49,7 @@ export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chan
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
 export { contentForm, contentJson, contentMultipart } from "./core/request/content";
 export { type FileFieldOptions, fileField } from "./core/request/file-field";
+export type { Serializer } from "./core/route/negotiate";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route/open-api-route";
 export { jsonResp } from "./core/route/respond";
 export type {
@@ -130,6 +131,7 @@ export {
   InternalServerErrorException,
   MethodNotAllowedException,
   MultiException,
+  NotAcceptableException,
   NotFoundException,
   PayloadTooLargeException,
   PreconditionFailedException,

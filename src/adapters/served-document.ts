@@ -118,12 +118,14 @@ export class ServedDocument {
         // The same endpoint class on two paths would repeat its id; OpenAPI requires them unique.
         if (seen > 1) operationId = `${operationId}_${seen}`;
       }
-      const security = entry.served.route().plan.security.asLayer();
+      const route = entry.served.route();
+      const security = route.plan.security.asLayer();
       return [
         {
           method: entry.method,
           path: toOpenAPIPath(base + entry.path),
           schema: { ...schema, operationId, ...security },
+          negotiates: route.responder.offers !== null,
         },
       ];
     });

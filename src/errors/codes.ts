@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   UnsupportedMediaTypeException: { code: 7015, status: 415, message: "Unsupported Media Type", visible: true },
   PreconditionFailedException: { code: 7016, status: 412, message: "Precondition Failed", visible: true },
   PreconditionRequiredException: { code: 7017, status: 428, message: "Precondition Required", visible: true },
+  NotAcceptableException: { code: 7018, status: 406, message: "Not Acceptable", visible: true },
 } as const;
 
 export type ErrorName = keyof typeof ERROR_CODES;

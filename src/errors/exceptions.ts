@@ -329,6 +329,13 @@ export class PreconditionRequiredException extends ApiException {
   }
 }
 
+/** 406: none of the media types the answer comes in is one the request's `Accept` takes. */
+export class NotAcceptableException extends ApiException {
+  static {
+    tableDefaults(NotAcceptableException, "NotAcceptableException");
+  }
+}
+
 /** Whether a thrown value is a framework exception, by shape, so two loaded copies still agree. */
 export function isApiException(err: unknown): err is ApiException {
   return (

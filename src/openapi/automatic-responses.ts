@@ -3,6 +3,7 @@ import type { Authenticator } from "../core/security/auth";
 import {
   ForbiddenException,
   InputValidationException,
+  NotAcceptableException,
   PayloadTooLargeException,
   UnauthorizedException,
   UnsupportedMediaTypeException,
@@ -32,9 +33,14 @@ export function isAutomatic(config: ResponseConfig): boolean {
 
 /**
  * What the framework itself answers for a route, before its handler runs: 400 when a request part is
- * declared, 413 and 415 when a body is, 401 and 403 when an authenticator guards it.
+ * declared, 413 and 415 when a body is, 401 and 403 when an authenticator guards it, 406 when its 200
+ * comes in the media type the request's `Accept` chooses.
  */
-export function frameworkResponses(schema: OpenAPIRouteSchema, enforced: readonly Authenticator<unknown>[]): Responses {
+export function frameworkResponses(
+  schema: OpenAPIRouteSchema,
+  enforced: readonly Authenticator<unknown>[],
+  negotiates = false,
+): Responses {
   const request = schema.request ?? {};
   const declaresInput = Object.values(request).some((part) => part !== undefined);
   return {
@@ -43,6 +49,7 @@ export function frameworkResponses(schema: OpenAPIRouteSchema, enforced: readonl
     ...(enforced.length > 0 ? builtIn(ForbiddenException) : {}),
     ...(request.body ? builtIn(PayloadTooLargeException) : {}),
     ...(request.body ? builtIn(UnsupportedMediaTypeException) : {}),
+    ...(negotiates ? builtIn(NotAcceptableException) : {}),
   };
 }
 

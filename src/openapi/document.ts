@@ -78,7 +78,7 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     const item = paths[route.path]!;
     // Routers answer with the first matching registration, so that is the one to document.
     if (method in item) continue;
-    item[method] = buildOperation(route.schema, ctx);
+    item[method] = buildOperation(route.schema, ctx, true, route.negotiates);
   }
   const registered = config.registered;
   for (const { method: given, path, ...schema } of registered?.paths ?? []) {
@@ -138,7 +138,7 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
  * responses, and it counts as public when nothing guards it. A registered one (`registerPath`) is
  * served by code specroute cannot see, so neither is claimed for it.
  */
-function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = true): Json {
+function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = true, negotiates = false): Json {
   const operation: Json = {};
   copyDefined(schema, operation, ["tags", "summary", "description", "externalDocs", "operationId"]);
   const parameters = buildParameters(schema.request, ctx);
@@ -146,7 +146,8 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  operation.responses = buildResponses(served ? withFrameworkResponses(schema, enforced, ctx) : schema.responses, ctx);
+  const responses = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+  operation.responses = buildResponses(responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
   else if (enforced.length === 0 && served) ctx.unsecured.push(operation);
@@ -176,6 +177,7 @@ function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext)
 function withFrameworkResponses(
   schema: OpenAPIRouteSchema,
   enforced: readonly Authenticator<unknown>[],
+  negotiates: boolean,
   ctx: BuildContext,
 ): Record<string, ResponseConfig> | undefined {
   const { responses } = schema;
@@ -183,7 +185,7 @@ function withFrameworkResponses(
     if (!responses) return responses;
     return Object.fromEntries(Object.entries(responses).filter(([, config]) => !isAutomatic(config)));
   }
-  const automatic = frameworkResponses(schema, enforced);
+  const automatic = frameworkResponses(schema, enforced, negotiates);
   if (Object.keys(automatic).length === 0) return responses;
   const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
   return { ...declared, ...Object.fromEntries(Object.entries(automatic).filter(([status]) => !(status in declared))) };

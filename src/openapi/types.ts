@@ -12,6 +12,8 @@ export interface DocumentRoute {
   path: string;
   /** The endpoint's schema, with `operationId` already resolved. */
   schema: OpenAPIRouteSchema;
+  /** Whether its 200 is written in the media type the request's `Accept` chooses (so it may answer 406). */
+  negotiates?: boolean;
 }
 
 /** The document-level part of the router's `schema` option (everything but paths). */

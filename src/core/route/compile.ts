@@ -1,5 +1,6 @@
 import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
+import type { Serializer } from "./negotiate";
 import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
 import { ResponsePlan } from "./respond";
@@ -16,6 +17,8 @@ export interface CompileOptions extends PlanOptions {
   validateResponse: boolean;
   errorFormat: ErrorFormat;
   handlerZodErrors: HandlerZodErrors;
+  /** Writers of the media types other than JSON a response may offer, by lower-case `type/subtype`. */
+  serializers: Readonly<Record<string, Serializer>>;
   passthroughErrors: boolean;
   method: string;
   label: string;
@@ -56,7 +59,7 @@ export function compileRoute({ endpoint, constructed }: PreparedEndpoint, option
     schema,
     method: options.method,
     plan: new RoutePlan(schema, options),
-    responder: new ResponsePlan(schema, options.validateResponse),
+    responder: new ResponsePlan(schema, options.validateResponse, options.serializers),
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
     handlerZodErrors: options.handlerZodErrors,

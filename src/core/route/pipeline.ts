@@ -95,7 +95,9 @@ function respond(
   // With the router's `validateResponse`, the result is checked (and stripped) first.
   if (validate) return validateAndRespond(route, ctx, incoming, result, deliver);
   try {
-    return route.responder.toResponse(result);
+    // Only a route that offers several formats reads Accept.
+    const accept = route.responder.offers === null ? null : incoming.header("accept");
+    return route.responder.toResponse(result, accept);
   } catch (thrown) {
     return fail(route, ctx, incoming, thrown, false, deliver);
   }

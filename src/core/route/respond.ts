@@ -1,6 +1,9 @@
 import type { z } from "zod";
+import { NotAcceptableException } from "../../errors/exceptions";
 import { JSON_CONTENT_TYPE } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
+import { isZodSchema } from "../zod-introspect";
+import { negotiate, type Offer, type Serializer } from "./negotiate";
 
 /**
  * Turns what `handle` returned into a Response, and checks it against the declared response schemas;
@@ -11,15 +14,29 @@ export class ResponsePlan {
   readonly validates: boolean;
   /** The zod schema of each status's JSON response (`default` included), looked up per result. */
   private readonly schemas: ReadonlyMap<string, z.ZodType>;
+  /**
+   * The media types data returned by `handle()` can be written in, when the 200 declares several (or
+   * one that is not JSON) and the router can write them: the request's `Accept` chooses. Null: JSON.
+   */
+  readonly offers: readonly Offer[] | null;
 
-  constructor(schema: OpenAPIRouteSchema, validateResponse: boolean) {
+  constructor(
+    schema: OpenAPIRouteSchema,
+    validateResponse: boolean,
+    serializers: Readonly<Record<string, Serializer>> = {},
+  ) {
     this.validates = validateResponse;
     const schemas = new Map<string, z.ZodType>();
     for (const [status, response] of Object.entries(schema.responses ?? {})) {
-      const body = response?.content?.["application/json"]?.schema;
-      if (isZodSchema(body)) schemas.set(status, body);
+      const content = response?.content ?? {};
+      // The JSON one when there is one, else the first zod schema of another media type.
+      const body = [content["application/json"]?.schema, ...Object.values(content).map((media) => media?.schema)].find(
+        isZodSchema,
+      );
+      if (body) schemas.set(status, body);
     }
     this.schemas = schemas;
+    this.offers = offersOf(Object.keys(schema.responses?.["200"]?.content ?? {}), serializers);
   }
 
   /** The JSON schema declared for `status`, else the `default` response's. */
@@ -47,20 +64,48 @@ export class ResponsePlan {
     return new Response(stringify(body), { status: result.status, statusText: result.statusText, headers });
   }
 
-  /** A `Response` passes untouched; `undefined` is 204; a string is text; anything else is 200 JSON. */
-  toResponse(result: unknown): Response {
+  /**
+   * A `Response` passes untouched; `undefined` is 204; a string is text; anything else is 200 JSON, or,
+   * where the 200 offers several media types, the one `accept` (the request's header) prefers (406 when
+   * it takes none).
+   */
+  toResponse(result: unknown, accept: string | null = null): Response {
     if (result instanceof Response) return result;
     if (result === undefined) return new Response(null, { status: 204 });
     if (typeof result === "string") {
       return new Response(result, { status: 200, headers: { "content-type": "text/plain;charset=UTF-8" } });
     }
-    return jsonResponse(result, 200);
+    if (this.offers === null) return jsonResponse(result, 200);
+    const chosen = negotiate(accept, this.offers);
+    if (chosen === null) {
+      throw new NotAcceptableException(
+        `This answer comes as ${this.offers.map((offer) => offer.mediaType).join(" or ")}: send an Accept header that takes one`,
+      );
+    }
+    const body = chosen.serialize(result);
+    return new Response(body as BodyInit, {
+      status: 200,
+      headers: { "content-type": chosen.mediaType, vary: "Accept" },
+    });
   }
 }
 
-function isZodSchema(value: unknown): value is z.ZodType {
-  // By shape, so schemas from another loaded zod copy count too.
-  return typeof value === "object" && value !== null && "_zod" in value && "parseAsync" in value;
+/**
+ * What data can be written as for the 200's declared media types: JSON ones by the framework, others by
+ * the router's `serializers` (types without one are for handlers that return a Response). Null when
+ * there is nothing to choose: no type, or JSON alone.
+ */
+function offersOf(mediaTypes: string[], serializers: Readonly<Record<string, Serializer>>): Offer[] | null {
+  const offers: Offer[] = [];
+  for (const mediaType of mediaTypes) {
+    const essence = mediaType.split(";", 1)[0]!.trim().toLowerCase();
+    const isJson = essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
+    const serialize = isJson ? stringify : Object.hasOwn(serializers, essence) ? serializers[essence] : undefined;
+    if (serialize) offers.push({ mediaType, essence, serialize });
+  }
+  // JSON in any of its spellings is written as today: negotiation starts where another format is offered.
+  if (offers.every((offer) => offer.serialize === stringify)) return null;
+  return offers;
 }
 
 /**
