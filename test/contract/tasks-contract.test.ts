@@ -1,9 +1,11 @@
 import Database from "better-sqlite3";
+import { Hono } from "hono";
 import OpenAPIResponseValidator from "openapi-response-validator";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { app, openapi } from "../../examples/tasks/app";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
-import { betterSqlite3Driver } from "../../src";
+import { betterSqlite3Driver, fromHono, OpenAPIRoute } from "../../src";
 import { resolvedResponse } from "../openapi/helpers";
 
 /**
@@ -173,4 +175,73 @@ describe("the example's answers against its served document (openapi-response-va
     const wrongShape = new Response(JSON.stringify({ client: null, counts: { todo: "many" } }), { status: 200 });
     expect(await violations(doc, "get", "/stats", wrongShape)).not.toEqual([]);
   });
+});
+
+describe("design-first schemas and negotiated answers against their document (openapi-response-validator)", () => {
+  // A plain JSON Schema body (documented as written, not validated) and an answer in JSON or CSV.
+  const noteSchema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+  class SaveNote extends OpenAPIRoute {
+    schema = {
+      request: { body: { content: { "application/json": { schema: noteSchema as any } } } },
+      responses: { "201": { description: "Stored", content: { "application/json": { schema: noteSchema as any } } } },
+    };
+    async handle() {
+      const { body } = await this.getValidatedData();
+      return Response.json(body, { status: 201 });
+    }
+  }
+  class ListNotes extends OpenAPIRoute {
+    schema = {
+      responses: {
+        "200": {
+          description: "Every note",
+          content: {
+            "application/json": { schema: z.array(z.object({ text: z.string() })) },
+            "text/csv": { schema: z.string() },
+          },
+        },
+      },
+    };
+    async handle() {
+      return [{ text: "first" }];
+    }
+  }
+  const toCsv = (rows: unknown) => ["text", ...(rows as Array<{ text: string }>).map((row) => row.text)].join("\n");
+  const notes = fromHono(new Hono(), { serializers: { "text/csv": toCsv } });
+  notes.post("/notes", SaveNote);
+  notes.get("/notes", ListNotes);
+
+  const json = (body: string, type = "application/json"): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": type },
+    body,
+  });
+  const calls: Array<[method: string, path: string, init: RequestInit, status: number]> = [
+    ["post", "/notes", json(JSON.stringify({ text: "hi" })), 201],
+    ["post", "/notes", json(""), 400],
+    ["post", "/notes", json("hello", "text/plain"), 415],
+    ["post", "/notes", json(`"${"x".repeat(1024 * 1024)}"`), 413],
+    ["get", "/notes", { headers: { accept: "application/json" } }, 200],
+    ["get", "/notes", { headers: { accept: "text/csv" } }, 200],
+    ["get", "/notes", { headers: { accept: "application/xml" } }, 406],
+  ];
+
+  for (const version of ["3", "3.1"] as const) {
+    it(`lists every answer, in the media type it came in (OpenAPI ${version})`, async () => {
+      const doc = notes.getGeneratedSchema(version) as unknown as Doc;
+      for (const [method, path, init, status] of calls) {
+        const response = await notes.request(path, init);
+        expect(response.status, `${method} ${path}`).toBe(status);
+        const type = response.headers.get("content-type") ?? "";
+        if (type.startsWith("text/csv")) {
+          // Not JSON: the document must list this media type for the status.
+          const documented = resolvedResponse(doc, doc.paths[path]![method]!.responses[String(status)]) as any;
+          expect(Object.keys(documented.content)).toContain("text/csv");
+          expect(await response.text()).toBe("text\nfirst");
+        } else {
+          expect(await violations(doc, method, path, response), `${method} ${path} ${status}`).toEqual([]);
+        }
+      }
+    });
+  }
 });
