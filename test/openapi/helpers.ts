@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { OpenAPIDocument } from "../../src/openapi/types";
 
@@ -40,4 +41,21 @@ export function at(node: unknown, ...path: Array<string | number>): any {
   let current: any = node;
   for (const key of path) current = current?.[key];
   return current;
+}
+
+/**
+ * redocly's `recommended` rules' errors on a document (a server URL added; summaries and security
+ * are each fixture's own business), as `rule: message` lines.
+ */
+export async function redoclyErrors(doc: unknown): Promise<string[]> {
+  const problems = await lintFromString({
+    source: JSON.stringify({ ...(doc as object), servers: [{ url: "https://example.com" }] }),
+    absoluteRef: "/openapi.json",
+    config: await createConfig({ extends: ["recommended"] }),
+  });
+  return problems
+    .filter(
+      (problem) => problem.severity === "error" && !["operation-summary", "security-defined"].includes(problem.ruleId),
+    )
+    .map((problem) => `${problem.ruleId}: ${problem.message}`);
 }
