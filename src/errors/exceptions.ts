@@ -160,10 +160,16 @@ function responseEntryOf(exception: typeof ApiException): ErrorResponseConfig {
   if (!shared) {
     shared = describeException(exception);
     const name = prototype[BUILT_IN_NAME]!.replace(/Exception$/, "");
-    for (const config of Object.values(shared)) sharedNames.set(config, name);
+    for (const config of Object.values(shared)) {
+      // Every route shares the entry: frozen, so changing it in place fails loudly instead of changing them all.
+      Object.freeze(config.content["application/json"]);
+      Object.freeze(config.content);
+      sharedNames.set(Object.freeze(config), name);
+    }
     sharedSchemas.set(exception, shared);
   }
-  return shared;
+  // A record of its own each time (the caller may add to it); the entry inside is the shared one.
+  return { ...shared };
 }
 
 function describeException(exception: typeof ApiException): ErrorResponseConfig {

@@ -298,3 +298,18 @@ describe("exception names", () => {
     expect(String(new TeapotException("short"))).toBe("TeapotException: short");
   });
 });
+
+describe("built-in exceptions' response entries", () => {
+  it("share one frozen entry per class, in a record of the caller's own", () => {
+    const first = NotFoundException.schema();
+    const second = NotFoundException.schema();
+    expect(first).not.toBe(second);
+    expect(first["404"]).toBe(second["404"]);
+    expect(() => {
+      (first["404"] as { description: string }).description = "Gone";
+    }).toThrow(TypeError);
+    (first as Record<string, unknown>)["410"] = { description: "Gone" };
+    expect(NotFoundException.schema()).not.toHaveProperty("410");
+    expect(NotFoundException.schema()["404"]!.description).toBe("Not Found");
+  });
+});
