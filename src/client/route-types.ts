@@ -220,7 +220,11 @@ type MediaBody<C, Required extends boolean> = BodyPart<
   Required
 >;
 
-type SchemaAt<C, K extends keyof C> = C[K] extends { schema: infer T } ? T : never;
+// A schema slot is typed `Z | PlainSchemaObject` (core/schema-types.ts, which the client layer does not
+// import): its zod member decides the types when it has one.
+type ZodPart<T> = [Extract<T, { _zod: unknown }>] extends [never] ? T : Extract<T, { _zod: unknown }>;
+
+type SchemaAt<C, K extends keyof C> = C[K] extends { schema: infer T } ? ZodPart<T> : never;
 
 type BodyPart<Media, Required extends boolean> = Media extends { kind: infer Kind; schema: infer T }
   ? {
@@ -362,7 +366,7 @@ type DeclaredAnswer<N extends number, Config> = Config extends { content: infer 
   ? JsonMediaKey<C> extends infer J extends keyof C
     ? [J] extends [never]
       ? { status: N; output: string; format: "text" }
-      : { status: N; output: C[J] extends { schema: infer T } ? Out<T> : unknown; format: "json" }
+      : { status: N; output: C[J] extends { schema: infer T } ? Out<ZodPart<T>> : unknown; format: "json" }
     : never
   : { status: N; output: null; format: "body" };
 

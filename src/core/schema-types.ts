@@ -66,8 +66,18 @@ export interface DocumentContext {
 export type EnvPredicate = (ctx: DocumentContext) => boolean;
 
 /** One media type of a request or response body (`Z`: the schema type, see {@link SchemaType}). */
+/**
+ * A JSON Schema object written by hand (or a `{ $ref }`), where a zod schema could go: documented as
+ * written and not validated, as chanfana does. Anything with zod's `_zod` member is a zod schema instead.
+ */
+export type PlainSchemaObject = { readonly [keyword: string]: unknown; readonly _zod?: never };
+
+/** The zod member of a schema slot's type (`Z | PlainSchemaObject`); the type itself when it has none. */
+export type ZodPart<T> = [Extract<T, { _zod: unknown }>] extends [never] ? T : Extract<T, { _zod: unknown }>;
+
 export interface MediaTypeConfig<Z = z.ZodType> {
-  schema: Z;
+  /** A zod schema, or a plain JSON Schema object (documented as written, not validated). */
+  schema: Z | PlainSchemaObject;
   example?: unknown;
   examples?: Record<string, unknown>;
   /** Per-member encoding of a form body (e.g. a part's `contentType`); file members get one derived. */
@@ -130,6 +140,9 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
 // Read off the schema's `_zod` member directly: cheaper for the editor than checking it against a zod class.
 type Output<T> = T extends { _zod: { output: infer O } } ? O : undefined;
 
+// A plain JSON Schema object validates nothing: the handler gets whatever was sent.
+type BodyOutput<T> = T extends { _zod: { output: infer O } } ? O : unknown;
+
 type RequestOf<S> = S extends { request?: infer R } ? NonNullable<R> : never;
 
 type PartOf<S, K extends keyof RequestSchema> = [RequestOf<S>] extends [never]
@@ -142,7 +155,7 @@ type BodyOf<S> = [RequestOf<S>] extends [never]
   ? undefined
   : RequestOf<S> extends { body?: infer B }
     ? B extends { content: infer C }
-      ? { [M in keyof C]: C[M] extends { schema: infer T } ? Output<T> : never }[keyof C]
+      ? { [M in keyof C]: C[M] extends { schema: infer T } ? BodyOutput<ZodPart<T>> : never }[keyof C]
       : undefined
     : undefined;
 

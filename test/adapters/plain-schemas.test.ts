@@ -17,13 +17,13 @@ const noteSchema = {
 
 class SaveNote extends OpenAPIRoute {
   schema = {
-    request: { body: { content: { "application/json": { schema: noteSchema as any } } } },
+    request: { body: { content: { "application/json": { schema: noteSchema } } } },
     responses: {
       "200": {
         description: "The note as stored",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } as any } },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } },
       },
-      "202": { description: "Anything", content: { "application/json": { schema: {} as any } } },
+      "202": { description: "Anything", content: { "application/json": { schema: {} } } },
     },
   };
   async handle() {

@@ -79,3 +79,33 @@ describe("getValidatedData() types", () => {
     expectTypeOf(Transformed).toBeObject;
   });
 });
+
+/** A design-first body: a plain JSON Schema object where a zod schema could go, no cast needed. */
+class PlainBody extends OpenAPIRoute {
+  schema = {
+    request: {
+      body: {
+        content: { "application/json": { schema: { type: "object", properties: { text: { type: "string" } } } } },
+      },
+    },
+    responses: {
+      "200": {
+        description: "As sent",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Note" } } },
+      },
+    },
+  };
+
+  async handle() {
+    const data = await this.getValidatedData();
+    // Validated by nothing, so nothing is promised about it.
+    expectTypeOf(data.body).toEqualTypeOf<unknown>();
+    return {};
+  }
+}
+
+describe("plain JSON Schema objects", () => {
+  it("type the body of a plain schema as unknown, and keep a zod body typed beside them", () => {
+    expectTypeOf<PlainBody>().toHaveProperty("schema");
+  });
+});

@@ -76,8 +76,8 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
     const essence = essenceOf(mediaType);
     const kind = kindOf(essence);
     // A plain JSON Schema object is documented as written and lets any value through, as in chanfana.
-    const plain = !isZodSchema(config.schema);
-    const schema = plain ? ANY_VALUE : config.schema;
+    const schema = isZodSchema(config.schema) ? config.schema : ANY_VALUE;
+    const plain = schema === ANY_VALUE;
     const shape = kind === "form" || kind === "multipart" ? objectShape(schema) : null;
     const fields = shape
       ? Object.entries(shape).map(([key, member]) => ({ key, ...fieldKind(member), file: fileConstraints(member) }))
