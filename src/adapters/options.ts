@@ -1,3 +1,4 @@
+import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import type { AuthOption, SecurityRequirement } from "../core/security/auth";
@@ -139,7 +140,7 @@ function serializersOption(given: Record<string, Serializer> | undefined): Reado
   const serializers: Record<string, Serializer> = Object.create(null);
   for (const [mediaType, serialize] of Object.entries(given ?? {})) {
     if (typeof serialize !== "function") throw new Error(`serializers["${mediaType}"] must be a function`);
-    serializers[mediaType.split(";", 1)[0]!.trim().toLowerCase()] = serialize;
+    serializers[essenceOf(mediaType)] = serialize;
   }
   return Object.freeze(serializers);
 }

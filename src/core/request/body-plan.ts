@@ -216,11 +216,13 @@ function kindOf(essence: string): MediaKind | null {
   return null;
 }
 
-function essenceOf(contentType: string): string {
+/** A media type's lower-case `type/subtype`, parameters dropped. */
+export function essenceOf(contentType: string): string {
   return contentType.split(";", 1)[0]!.trim().toLowerCase();
 }
 
-function isJsonEssence(essence: string): boolean {
+/** Whether an essence is JSON: `application/json` or any `application/*+json`. */
+export function isJsonEssence(essence: string): boolean {
   return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
 }
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { NotAcceptableException } from "../../errors/exceptions";
 import { JSON_CONTENT_TYPE } from "../../errors/render";
+import { essenceOf, isJsonEssence } from "../request/body-plan";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import { isZodSchema } from "../zod-introspect";
 import { negotiate, type Offer, type Serializer } from "./negotiate";
@@ -98,9 +99,12 @@ export class ResponsePlan {
 function offersOf(mediaTypes: string[], serializers: Readonly<Record<string, Serializer>>): Offer[] | null {
   const offers: Offer[] = [];
   for (const mediaType of mediaTypes) {
-    const essence = mediaType.split(";", 1)[0]!.trim().toLowerCase();
-    const isJson = essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
-    const serialize = isJson ? stringify : Object.hasOwn(serializers, essence) ? serializers[essence] : undefined;
+    const essence = essenceOf(mediaType);
+    const serialize = isJsonEssence(essence)
+      ? stringify
+      : Object.hasOwn(serializers, essence)
+        ? serializers[essence]
+        : undefined;
     if (serialize) offers.push({ mediaType, essence, serialize });
   }
   // JSON in any of its spellings is written as today: negotiation starts where another format is offered.
