@@ -8,7 +8,7 @@ import { isZodError } from "../errors/render";
 import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { derivable, Mount, type RouterHandler } from "./mount";
 import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
-import { registryOf, ServedDocument } from "./served-document";
+import { messageOf, registryOf, ServedDocument } from "./served-document";
 import { RouteDefinition, RouteEntry, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
 
 /** Methods that register a documented operation. */
@@ -105,10 +105,32 @@ export abstract class RouterCore implements RouteHost {
     return new Mount(this, documentPath, routingPrefix);
   }
 
-  /** Compiles every route now (tests, the CLI); otherwise each is compiled on first use. */
+  /**
+   * Compiles every route now and builds the document (at start-up, in a test, the CLI), so a route
+   * that cannot be served or documented fails here, named, instead of at its first request; otherwise
+   * each route is compiled on first use. Throws the route's own error, or one listing every route.
+   */
   compile(): void {
     this.checkRegistrations();
-    for (const served of this.served) served.route();
+    const failures: unknown[] = [];
+    for (const served of this.served) {
+      try {
+        served.route();
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+    // What only the document finds (a schema zod cannot write, two schemas sharing an id) fails here too.
+    if (failures.length === 0) {
+      const { failures: left } = this.document.get(this.options.openapiVersion, () => ({ env: {}, args: [] }));
+      for (const { route, error } of left) failures.push(new Error(`${route}: ${messageOf(error)}`, { cause: error }));
+    }
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) {
+      throw new Error(
+        `${failures.length} routes cannot be served or documented:\n${failures.map(messageOf).join("\n")}`,
+      );
+    }
   }
 
   /**

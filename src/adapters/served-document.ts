@@ -1,4 +1,4 @@
-import type { DocumentContext } from "../core/schema-types";
+import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import { buildDocument } from "../openapi/document";
 import { OpenAPIRegistryMerger, type RegisteredDocumentParts } from "../openapi/registry";
 import type { DocumentRoute, DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
@@ -21,6 +21,14 @@ export interface CachedDocument {
   doc: OpenAPIDocument;
   json: string;
   yaml?: string;
+  /** Routes left out because their schema could not be compiled or documented, each with its error. */
+  failures: readonly RouteFailure[];
+}
+
+/** A route the document leaves out, and why. */
+export interface RouteFailure {
+  route: string;
+  error: unknown;
 }
 
 /**
@@ -51,7 +59,7 @@ export class ServedDocument {
   get(version: OpenAPIVersion, contextOf: () => DocumentContext): CachedDocument {
     const { routes, options } = this.core;
     this.dependsOnEnv ??=
-      options.schemaFor !== undefined || routes.some((entry) => entry.hiddenWhen.some((when) => when !== ALWAYS));
+      options.schemaFor !== undefined || routes.some((entry) => hiddenWhen(entry).some((when) => when !== ALWAYS));
     if (!this.dependsOnEnv) {
       return (
         this.documents.get(version) ??
@@ -61,7 +69,7 @@ export class ServedDocument {
     const { schemaFor } = options;
     const ctx = contextOf();
     const schema = schemaFor ? registryOf(this.core).applyTo(schemaFor(ctx)) : options.schema;
-    const hidden = routes.map((entry) => entry.hiddenWhen.some((when) => when(ctx)));
+    const hidden = routes.map((entry) => hiddenWhen(entry).some((when) => when(ctx)));
     const key = `${version}\n${hidden.map(Number).join("")}\n${schemaFor ? stableJson(schema) : ""}`;
     return this.build(key, version, schema, (index) => hidden[index]!);
   }
@@ -83,14 +91,21 @@ export class ServedDocument {
     if (!cached) {
       this.builds++;
       const { options } = this.core;
-      const doc = buildDocument(this.documentRoutes(isHidden), {
+      const failures: RouteFailure[] = [];
+      const onRouteFailure = (route: string, error: unknown) => failures.push({ route, error });
+      const doc = buildDocument(this.documentRoutes(isHidden, onRouteFailure), {
         openapiVersion: version,
         schema,
         problemDetails: options.errorFormat === "problem",
         automaticResponses: options.automaticResponses,
         registered: this.registeredParts(),
+        onRouteFailure,
       });
-      cached = { doc, json: JSON.stringify(doc) };
+      // A broken route costs only itself: the rest of the API keeps its document, and the log says why.
+      for (const { route, error } of failures) {
+        console.error(`specroute: ${route} is left out of the OpenAPI document: ${messageOf(error)}`);
+      }
+      cached = { doc, json: JSON.stringify(doc), failures };
       // Bounded: an environment-derived key could otherwise grow the cache without end.
       if (this.documents.size >= MAX_CACHED_DOCUMENTS) this.documents.delete(this.documents.keys().next().value!);
       this.documents.set(key, cached);
@@ -105,12 +120,22 @@ export class ServedDocument {
   }
 
   /** The route table in the document builder's terms: OpenAPI paths, unique operationIds, hidden ones left out. */
-  private documentRoutes(isHidden: (index: number) => boolean): DocumentRoute[] {
+  private documentRoutes(
+    isHidden: (index: number) => boolean,
+    onRouteFailure: (route: string, error: unknown) => void,
+  ): DocumentRoute[] {
     const used = new Map<string, number>();
     const { base } = this.core.options;
     return this.core.routes.flatMap((entry, index) => {
       if (isHidden(index)) return [];
-      const { schema } = entry;
+      let schema: DocumentRoute["schema"];
+      try {
+        schema = entry.schema;
+      } catch (error) {
+        // The error already names the route (`GET /tasks (ListTasks): ...`).
+        onRouteFailure(`${entry.method.toUpperCase()} ${toOpenAPIPath(base + entry.path)}`, error);
+        return [];
+      }
       let operationId = schema.operationId;
       if (operationId) {
         const seen = (used.get(operationId) ?? 0) + 1;
@@ -133,7 +158,21 @@ export class ServedDocument {
 }
 
 function isAlwaysHidden(index: number, core: DocumentedRouter): boolean {
-  return core.routes[index]!.hiddenWhen.includes(ALWAYS);
+  return hiddenWhen(core.routes[index]!).includes(ALWAYS);
+}
+
+/** A route's hiding predicates; none for a route that cannot compile, so the document reports it. */
+function hiddenWhen(entry: RouteEntry): readonly EnvPredicate[] {
+  try {
+    return entry.hiddenWhen;
+  } catch {
+    return [];
+  }
+}
+
+/** An error's message, or the thrown value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** JSON with object keys sorted, so equal `schema` results share one cached document. */

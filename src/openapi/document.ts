@@ -78,7 +78,11 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
     const item = paths[route.path]!;
     // Routers answer with the first matching registration, so that is the one to document.
     if (method in item) continue;
-    item[method] = buildOperation(route.schema, ctx, true, route.negotiates);
+    const operation = isolated(config, `${route.method.toUpperCase()} ${route.path}`, () =>
+      buildOperation(route.schema, ctx, true, route.negotiates),
+    );
+    if (operation) item[method] = operation;
+    else if (Object.keys(item).length === 0) delete paths[route.path];
   }
   const registered = config.registered;
   for (const { method: given, path, ...schema } of registered?.paths ?? []) {
@@ -141,13 +145,15 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
 function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = true, negotiates = false): Json {
   const operation: Json = {};
   copyDefined(schema, operation, ["tags", "summary", "description", "externalDocs", "operationId"]);
-  const parameters = buildParameters(schema.request, ctx);
+  // Parameter Objects written in the schema come first and pass as written, as zod-to-openapi has them.
+  const given = (schema.parameters ?? []).map((parameter) => adaptParameter(parameter, ctx.version));
+  const parameters = [...given, ...buildParameters(schema.request, ctx)];
   if (parameters.length > 0) operation.parameters = parameters;
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
   const responses = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
-  operation.responses = buildResponses(responses, ctx);
+  operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
   else if (enforced.length === 0 && served) ctx.unsecured.push(operation);
@@ -156,6 +162,28 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
     if (key.startsWith("x-") && key !== "x-ignore") operation[key] = schema[key as `x-${string}`];
   }
   return operation;
+}
+
+/**
+ * One route's part of the document. Where the caller takes failures (`onRouteFailure`), a route whose
+ * schema cannot be documented is left out and reported, so it never costs the other routes their document.
+ */
+function isolated(config: DocumentConfig, route: string, build: () => Json): Json | undefined {
+  if (!config.onRouteFailure) return build();
+  try {
+    return build();
+  } catch (err) {
+    config.onRouteFailure(route, err);
+    return undefined;
+  }
+}
+
+/** A Parameter Object as written, its plain schema spelled for the document's version; a `$ref` as is. */
+function adaptParameter(parameter: Json, version: OpenAPIVersion): Json {
+  if (typeof parameter.schema !== "object" || parameter.schema === null || isZodSchema(parameter.schema)) {
+    return parameter;
+  }
+  return { ...parameter, schema: adaptPlainSchema(parameter.schema as Json, version) };
 }
 
 /** Lists an authenticator's scheme under `components.securitySchemes`; two different schemes may not share a name. */
@@ -189,6 +217,20 @@ function withFrameworkResponses(
   if (Object.keys(automatic).length === 0) return responses;
   const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
   return { ...declared, ...Object.fromEntries(Object.entries(automatic).filter(([status]) => !(status in declared))) };
+}
+
+/** A negotiated 200 says `Vary: Accept`, as it is served, so caches keep one answer per format. */
+function withVary(responses: Record<string, ResponseConfig> | undefined): Record<string, ResponseConfig> | undefined {
+  const ok = responses?.["200"];
+  // A zod headers object is the user's own description of every header; it is left as written.
+  if (!ok || isZodSchema(ok.headers) || (ok.headers && Object.keys(ok.headers).some((name) => /^vary$/i.test(name)))) {
+    return responses;
+  }
+  const vary = {
+    description: "Accept: the body's media type follows the request's Accept header",
+    schema: { type: "string" },
+  };
+  return { ...responses, "200": { ...ok, headers: { ...ok.headers, Vary: vary } } };
 }
 
 const DEFAULT_RESPONSES: Record<string, ResponseConfig> = { "200": { description: "Successful response" } };
@@ -252,14 +294,14 @@ function parameterMetadata(member: z.ZodType): Json {
 function buildRequestBody(body: RequestBodyConfig, ctx: BuildContext): Json {
   const requestBody: Json = {};
   if (body.description !== undefined) requestBody.description = body.description;
-  requestBody.content = buildContent(body.content, "input", ctx);
+  requestBody.content = buildContent(body.content, "input", ctx, "request.body.content");
   const first = Object.values(body.content).find((media) => media !== undefined);
   // A plain JSON Schema body is required unless it says otherwise (the runtime refuses its absence).
   requestBody.required = body.required ?? !(first && isZodSchema(first.schema) && mayBeAbsent(first.schema));
   return requestBody;
 }
 
-function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): Json {
+function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, where: string): Json {
   const result: Json = {};
   for (const [mediaType, media] of Object.entries(content)) {
     if (!media) continue;
@@ -269,7 +311,7 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): 
       ctx.usesProblemDetails = true;
       continue;
     }
-    const entry: Json = { schema: describeSchema(media.schema, io, ctx) };
+    const entry: Json = { schema: describeAt(media.schema, io, ctx, `${where}[${JSON.stringify(mediaType)}].schema`) };
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
     const files = isMultipart(mediaType) && isZodSchema(media.schema) ? fileEncodings(media.schema) : {};
@@ -278,6 +320,15 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext): 
     result[mediaType] = entry;
   }
   return result;
+}
+
+/** `describeSchema`, its error saying where in the route's schema the schema sits. */
+function describeAt(schema: unknown, io: SchemaIO, ctx: BuildContext, where: string): Json {
+  try {
+    return describeSchema(schema, io, ctx);
+  } catch (err) {
+    throw new Error(`${where}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
 }
 
 /** A media type's schema in the document: a zod schema converted, a plain JSON Schema object as written. */
@@ -292,19 +343,19 @@ function buildResponses(responses: Record<string, ResponseConfig> | undefined, c
   for (const [status, config] of Object.entries(responses)) {
     const shared = sharedResponseName(config);
     if (shared === undefined) {
-      result[status] = buildResponse(config, ctx);
+      result[status] = buildResponse(config, ctx, `responses[${JSON.stringify(status)}]`);
       continue;
     }
-    if (!ctx.sharedResponses.has(shared)) ctx.sharedResponses.set(shared, buildResponse(config, ctx));
+    if (!ctx.sharedResponses.has(shared)) ctx.sharedResponses.set(shared, buildResponse(config, ctx, shared));
     result[status] = { $ref: RESPONSE_REF_PREFIX + shared };
   }
   return result;
 }
 
-function buildResponse(config: ResponseConfig, ctx: BuildContext): Json {
+function buildResponse(config: ResponseConfig, ctx: BuildContext, where: string): Json {
   const response: Json = { description: config.description ?? "" };
   if (config.headers) response.headers = buildResponseHeaders(config.headers, ctx);
-  if (config.content) response.content = buildContent(config.content, "output", ctx);
+  if (config.content) response.content = buildContent(config.content, "output", ctx, `${where}.content`);
   if (config.links) response.links = config.links;
   return response;
 }

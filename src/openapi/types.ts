@@ -36,6 +36,11 @@ export interface DocumentConfig {
   automaticResponses?: boolean;
   /** Parameters, paths (in OpenAPI form) and webhooks added through the router's registry. */
   registered?: RegisteredDocumentParts;
+  /**
+   * Given, a route whose schema cannot be documented is left out and handed here (`"GET /tasks"`, the
+   * error); without it, the error is thrown.
+   */
+  onRouteFailure?: (route: string, error: unknown) => void;
 }
 
 /** A generated OpenAPI document (plain JSON). */

@@ -5,6 +5,7 @@ import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } fr
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
 import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
+import { checkSchemaSlots } from "./schema-slots";
 
 /** A route's endpoint, constructed and prepared: its single instance, and its class fields as constructed. */
 export interface PreparedEndpoint {
@@ -54,6 +55,7 @@ export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: 
 /** Compiles a prepared endpoint's schema into the plans its requests run on. */
 export function compileRoute({ endpoint, constructed }: PreparedEndpoint, options: CompileOptions): CompiledRoute {
   const schema = endpoint.getSchema();
+  checkSchemaSlots(schema);
   return Object.freeze({
     endpoint,
     schema,
