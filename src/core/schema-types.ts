@@ -130,6 +130,11 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
   auth?: AuthOption;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
+  /**
+   * OpenAPI Parameter Objects documented as written (a plain JSON Schema, a `$ref`), before the ones
+   * `request` gives; they validate nothing, as in chanfana.
+   */
+  parameters?: Array<Record<string, unknown>>;
   /** Leave this route out of the generated document; a predicate decides per environment (it still validates). */
   "x-ignore"?: boolean | EnvPredicate;
   /** Same as `x-ignore`: leave this route out of the document, always or when the predicate holds. */

@@ -107,6 +107,9 @@ for (const harness of httpHarnesses) {
       expect(Object.keys(exported["200"].content)).toEqual(["application/json", "text/csv"]);
       expect(resolvedResponse(doc, exported["406"]).description).toBe("Not Acceptable");
       expect(doc.paths["/one"].get.responses).not.toHaveProperty("406");
+      // The document says what the answer's headers say: the format follows Accept.
+      expect(Object.keys(exported["200"].headers)).toEqual(["Vary"]);
+      expect(doc.paths["/one"].get.responses["200"].headers).toBeUndefined();
       expect((await validateDocument(doc)).errors ?? null).toBeNull();
     });
   });

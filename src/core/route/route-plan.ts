@@ -46,7 +46,17 @@ export class RoutePlan {
       if (partSchema) parts.push(compilePart(name, partSchema, options.raiseUnknownParameters));
     }
     this.security = RouteSecurity.of(schema).within(options);
-    this.parts = knowingAuthKeys(parts, this.security);
+    // A query parameter written as a Parameter Object is documented, so it is no unknown parameter.
+    const written = (schema.parameters ?? []).filter((p) => p.in === "query" && typeof p.name === "string");
+    const withWritten = parts.map((part) =>
+      part.name === "query"
+        ? knowing(
+            part,
+            written.map((p) => p.name as string),
+          )
+        : part,
+    );
+    this.parts = knowingAuthKeys(withWritten, this.security);
     this.body = compileBodyPlan(schema);
     this.maxBodySize = options.maxBodySize;
     Object.freeze(this);
