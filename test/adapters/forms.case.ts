@@ -202,6 +202,21 @@ export function runFormsSuite(harness: AdapterHarness): void {
       expect((await json(response)).errors[0].path).toEqual(["body", "avatar"]);
     });
 
+    it("answers one error for a text part sent twice, as for a form key", async () => {
+      const response = await request(
+        "/profile",
+        multipart([
+          ["name", "Ada"],
+          ["name", "Grace"],
+          ["avatar", png(10)],
+        ]),
+      );
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors).toEqual([
+        { code: 7001, message: "Expected a single value, received 2", path: ["body", "name"] },
+      ]);
+    });
+
     it("drops undeclared parts, files included", async () => {
       const response = await request(
         "/profile",
@@ -303,6 +318,16 @@ export function runFormsSuite(harness: AdapterHarness): void {
       expect(errors).toContainEqual(
         expect.objectContaining({ path: ["body", "count"], message: "Expected a single value, received 2" }),
       );
+    });
+
+    it("answers one error for a single-valued key sent twice, and collects a repeated array key", async () => {
+      const response = await request("/subscribe", urlencoded("email=a%40b.co&email=c%40d.co&count=1&agree=true"));
+      expect(response.status).toBe(400);
+      expect((await json(response)).errors).toEqual([
+        { code: 7001, message: "Expected a single value, received 2", path: ["body", "email"] },
+      ]);
+      const collected = await request("/subscribe", urlencoded("email=a%40b.co&count=1&agree=true&ids=1&ids=2"));
+      expect(await json(collected)).toEqual({ email: "a@b.co", count: 1, agree: true, ids: [1, 2] });
     });
 
     it('treats "" as absent and refuses __proto__ keys', async () => {

@@ -184,6 +184,8 @@ function extractFields(
       errors.push(
         new InputValidationException(`Expected a single value, received ${present.length}`, [part.name, field.key]),
       );
+      // The first value stands for the field, so the schema does not add "received undefined" for a value that was sent.
+      out[field.key] = coerce(present[0], field.scalar);
     }
   }
   if (part.rejectUnknown && source.keys) {
