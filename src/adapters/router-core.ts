@@ -48,6 +48,13 @@ export abstract class RouterCore implements RouteHost {
   abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
   /** A call's request, as the core reads it. */
   abstract incomingOf(args: unknown[]): IncomingRequest;
+  /**
+   * What the router's `fetch` was given after the Request for a call (itty-router hands them on as they
+   * are): a request the app builds itself is dispatched again with them (`specroute/mcp`'s tool calls).
+   */
+  fetchArgs(args: unknown[]): unknown[] {
+    return args.slice(1);
+  }
   /** `request` read for `validateRequest()`, with the path parameters of the call `args` (if any). */
   incomingFor(request: Request, args: unknown[]): IncomingRequest {
     return new FetchIncoming(requestOf(request), args, args.length > 0 ? this.getUrlParams(args) : {});

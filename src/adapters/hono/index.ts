@@ -116,6 +116,18 @@ export class HonoRouter extends RouterCore {
     return new HonoIncoming(args);
   }
 
+  /** Hono's `fetch(request, env, executionCtx)`: the environment, and the execution context where there is one. */
+  fetchArgs(args: unknown[]): unknown[] {
+    const c = args[0] as Context;
+    let executionCtx: unknown;
+    try {
+      executionCtx = c.executionCtx;
+    } catch {
+      // Hono's getter throws where the runtime gave none (Node, Bun): there is none to hand on.
+    }
+    return [c.env, executionCtx];
+  }
+
   /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */
   protected async deliverFailure(failure: Failure): Promise<Response> {
     const { HTTPException } = await loadHttpException();
