@@ -9,6 +9,7 @@
 //   sql         SQL dialects, drivers and the SQL-backed endpoints
 //   adapters    Hono and itty-router: registration, mounting, serving, the served document
 //   node        Node-only helpers (specroute/node);   chanfana   chanfana-only names and shims
+//   mcp         the routers' operations as MCP tools (specroute/mcp), the only part that loads the MCP SDK
 //   cli         the command line;   index.ts   the package's named exports
 
 /** The files of the named top-level parts of src/ (folders, and "index" for src/index.ts). */
@@ -32,6 +33,7 @@ const ABOVE_CORE = parts(
   "adapters",
   "node",
   "chanfana",
+  "mcp",
   "cli",
   "index",
 );
@@ -74,39 +76,51 @@ module.exports = {
     layer(
       "openapi-above-core-only",
       "^src/openapi/",
-      parts("docs-ui", "client", "endpoints", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      parts("docs-ui", "client", "endpoints", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "The document builder is a pure function over schemas: no router, no database.",
     ),
     layer("docs-ui-stands-alone", "^src/docs-ui/", "^src/(?!docs-ui/)", "The docs pages are HTML builders only."),
     layer(
       "client-is-types-over-errors",
       "^src/client/",
-      parts("core", "openapi", "docs-ui", "endpoints", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      parts("core", "openapi", "docs-ui", "endpoints", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "The typed client's runtime must not pull server code into a browser bundle.",
     ),
     layer(
       "endpoints-below-storage-and-routers",
       "^src/endpoints/",
-      parts("docs-ui", "client", "sql", "adapters", "node", "chanfana", "cli", "index"),
+      parts("docs-ui", "client", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "Auto endpoints are storage-agnostic and router-agnostic.",
     ),
     layer(
       "sql-below-routers",
       "^src/sql/",
-      parts("docs-ui", "client", "adapters", "node", "chanfana", "cli", "index"),
+      parts("docs-ui", "client", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "SQL endpoints work under any router.",
     ),
     layer(
       "adapters-never-import-endpoints",
       "^src/adapters/",
-      parts("endpoints", "sql", "node", "chanfana", "cli", "index"),
+      parts("endpoints", "sql", "node", "chanfana", "mcp", "cli", "index"),
       "Routers register any endpoint; they know no endpoint kind or database.",
     ),
     layer(
       "node-above-adapters",
       "^src/node/",
-      parts("endpoints", "sql", "chanfana", "cli", "index"),
+      parts("endpoints", "sql", "chanfana", "mcp", "cli", "index"),
       "specroute/node holds Node helpers beside the routers.",
+    ),
+    layer(
+      "mcp-above-adapters",
+      "^src/mcp/",
+      parts("endpoints", "sql", "node", "chanfana", "cli", "index"),
+      "specroute/mcp serves any router's document as tools and calls routes through the router: no endpoint kind, no database.",
+    ),
+    layer(
+      "nothing-imports-mcp",
+      "^src/(?!mcp/)",
+      "^src/mcp/",
+      "Only specroute/mcp loads the MCP SDK: an app that serves no MCP bundles none of it.",
     ),
     layer(
       "nothing-imports-the-cli",

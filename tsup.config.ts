@@ -1,10 +1,15 @@
 import { defineConfig } from "tsup";
 
-const external = ["zod", "hono", "itty-router"];
+const external = ["zod", "hono", "itty-router", "@modelcontextprotocol/sdk"];
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", node: "src/node/index.ts", client: "src/client/index.ts" },
+    entry: {
+      index: "src/index.ts",
+      node: "src/node/index.ts",
+      client: "src/client/index.ts",
+      mcp: "src/mcp/index.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     clean: true,

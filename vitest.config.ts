@@ -8,6 +8,7 @@ export default defineConfig({
       { find: /^specroute$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
       { find: /^specroute\/node$/, replacement: fileURLToPath(new URL("./src/node/index.ts", import.meta.url)) },
       { find: /^specroute\/client$/, replacement: fileURLToPath(new URL("./src/client/index.ts", import.meta.url)) },
+      { find: /^specroute\/mcp$/, replacement: fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)) },
     ],
   },
   test: {

@@ -42,11 +42,17 @@ describe("package boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("declares zod as a peer and the routers as optional peers", () => {
+  it("declares zod as a peer, and the routers and the MCP SDK as optional peers", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(["hono", "itty-router", "zod"]);
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@modelcontextprotocol/sdk",
+      "hono",
+      "itty-router",
+      "zod",
+    ]);
     expect(pkg.peerDependenciesMeta.hono.optional).toBe(true);
     expect(pkg.peerDependenciesMeta["itty-router"].optional).toBe(true);
+    expect(pkg.peerDependenciesMeta["@modelcontextprotocol/sdk"].optional).toBe(true);
     expect(Object.keys(pkg.dependencies ?? {})).not.toContain("hono");
   });
 });

@@ -1,0 +1,146 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolPlan } from "./tool-plan";
+
+/**
+ * Headers of the MCP request a tool call's request does not carry: hop-by-hop and framing ones, those
+ * about the MCP request's own body, answer and cache state, and MCP's own. Everything else (credentials:
+ * `Authorization`, `Cookie`, API-key headers; forwarding headers) is the caller's and goes along.
+ */
+const NOT_FORWARDED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "expect",
+  "accept",
+  "accept-encoding",
+  "range",
+  "if-match",
+  "if-none-match",
+  "if-modified-since",
+  "if-unmodified-since",
+  "if-range",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
+
+const MEMBERS = new Set(["path", "query", "headers", "body"]);
+
+/** Arguments that cannot make the route's request; the client is told so in a tool error. */
+export class ToolArgumentsError extends Error {}
+
+/**
+ * The HTTP request a tool call makes: the route's method and path (parameters filled in, encoded), the
+ * query, the MCP request's own headers with the declared ones given, the body as JSON. It goes to the
+ * same origin as the MCP request.
+ */
+export function requestFor(plan: ToolPlan, args: Record<string, unknown>, mcp: Request): Request {
+  for (const key of Object.keys(args)) {
+    if (!MEMBERS.has(key)) {
+      throw new ToolArgumentsError(
+        `Unknown argument "${key}": a tool takes { path, query, headers, body }, each as its inputSchema describes`,
+      );
+    }
+  }
+  const url = new URL(filledPath(plan.path, member(args, "path")), mcp.url);
+  for (const [name, value] of Object.entries(member(args, "query"))) appendQuery(url.searchParams, name, value);
+
+  const headers = new Headers();
+  mcp.headers.forEach((value, name) => {
+    if (!NOT_FORWARDED.has(name) && !name.startsWith("content-")) headers.set(name, value);
+  });
+  headers.set("accept", "application/json");
+  for (const [name, value] of Object.entries(member(args, "headers"))) {
+    if (value !== undefined && value !== null) headers.set(name, String(value));
+  }
+  const init: RequestInit = { method: plan.method, headers };
+  // A GET or HEAD request has no body in the fetch API, whatever the document declares.
+  if (args.body !== undefined && plan.bodyType !== undefined && plan.method !== "GET" && plan.method !== "HEAD") {
+    headers.set("content-type", plan.bodyType);
+    init.body = JSON.stringify(args.body);
+  }
+  return new Request(url, init);
+}
+
+/**
+ * The tool result of the route's answer: a 2xx answer's body as text, and as `structuredContent` where the
+ * tool has an output schema; any other answer is a tool error carrying the same error body.
+ */
+export async function resultOf(plan: ToolPlan, response: unknown): Promise<CallToolResult> {
+  if (!isResponse(response)) return toolError(`${plan.method} ${plan.path}: no route answered`);
+  const text = await response.text();
+  if (!response.ok) return toolError(text || `${response.status} ${response.statusText}`.trim());
+  const result: CallToolResult = { content: [{ type: "text", text }] };
+  if (plan.structured) {
+    const value = parsedJson(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      result.structuredContent = value as Record<string, unknown>;
+    }
+  }
+  return result;
+}
+
+/** A tool error with `text` as its content. */
+export function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+/** The template with each `{name}` replaced by its argument, percent-encoded. */
+function filledPath(template: string, values: Record<string, unknown>): string {
+  return template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const value = values[name];
+    if (value === undefined || value === null || typeof value === "object") {
+      throw new ToolArgumentsError(`Missing path parameter: arguments.path.${name} is required`);
+    }
+    const text = String(value);
+    // URLs resolve these segments away, even percent-encoded: the request would reach another route.
+    if (text === "." || text === "..") {
+      throw new ToolArgumentsError(`arguments.path.${name} cannot be "${text}"`);
+    }
+    return encodeURIComponent(text);
+  });
+}
+
+/** A query value: repeated for an array, JSON for an object, left out when null. */
+function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) appendQuery(params, name, item);
+    return;
+  }
+  params.append(name, typeof value === "object" ? JSON.stringify(value) : String(value));
+}
+
+/** One of `path`, `query`, `headers`: an object, or none. */
+function member(args: Record<string, unknown>, key: "path" | "query" | "headers"): Record<string, unknown> {
+  const value = args[key];
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new ToolArgumentsError(`arguments.${key} must be an object of ${key === "headers" ? "header" : key} values`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** By shape: @hono/node-server answers with its own Response class. */
+function isResponse(value: unknown): value is Response {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Response).status === "number" &&
+    typeof (value as Response).text === "function"
+  );
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
