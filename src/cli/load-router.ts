@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { attachedRouter } from "../adapters/attached-routers";
 import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { CliError, errorLocation, oneLine } from "./errors";
 
@@ -109,8 +110,8 @@ function isModuleNotFound(err: unknown): boolean {
 }
 
 /**
- * The router among a module's exports: the one named, else `default` if it is a router, else the
- * first export (in the alphabetical order module namespaces use) that is a router.
+ * The router among a module's exports: the one named, else `default` if it is or holds a router, else
+ * the first export (in the alphabetical order module namespaces use) that does.
  */
 export function pickRouter(namespace: Record<string, unknown>, modulePath: string, exportName?: string): LoadedRouter {
   const names = Object.keys(namespace);
@@ -118,25 +119,38 @@ export function pickRouter(namespace: Record<string, unknown>, modulePath: strin
     if (!names.includes(exportName)) {
       throw new CliError(`${modulePath} has no export '${exportName}' (exports: ${listNames(names)})`);
     }
-    const value = namespace[exportName];
-    if (!isSpecrouteRouter(value)) throw new CliError(notARouter(exportName, value));
-    return { router: value, exportName, alsoFound: [] };
+    const router = routerIn(namespace[exportName]);
+    if (router === undefined) throw new CliError(notARouter(exportName, namespace[exportName]));
+    return { router, exportName, alsoFound: [] };
   }
 
-  const routers = names.filter((name) => isSpecrouteRouter(namespace[name]));
-  const chosen = routers.includes("default") ? "default" : routers[0];
+  const found = names.flatMap((name) => {
+    const router = routerIn(namespace[name]);
+    return router ? [{ name, router }] : [];
+  });
+  const chosen = found.find(({ name }) => name === "default") ?? found[0];
   if (chosen !== undefined) {
     return {
-      router: namespace[chosen] as SpecrouteRouter,
-      exportName: chosen,
-      // `export default openapi` next to `export const openapi` is one router under two names.
-      alsoFound: routers.filter((name) => namespace[name] !== namespace[chosen]),
+      router: chosen.router,
+      exportName: chosen.name,
+      // `export default app` next to `export const openapi` is one router under two names.
+      alsoFound: found.filter(({ router }) => router !== chosen.router).map(({ name }) => name),
     };
   }
   if (names.includes("default")) throw new CliError(notARouter("default", namespace.default));
   throw new CliError(
     `${modulePath} exports no specroute router (exports: ${listNames(names)}): export the value returned by fromHono() or fromIttyRouter()`,
   );
+}
+
+/**
+ * The specroute router a value is, or the one attached to it: a Hono app or itty-router router that
+ * `fromHono`/`fromIttyRouter` wrapped, or a Workers-style `{ fetch }` object of one.
+ */
+function routerIn(value: unknown): SpecrouteRouter | undefined {
+  if (isSpecrouteRouter(value)) return value;
+  const attached = attachedRouter(value);
+  return isSpecrouteRouter(attached) ? attached : undefined;
 }
 
 /**
@@ -152,10 +166,10 @@ export function isSpecrouteRouter(value: unknown): value is SpecrouteRouter {
 
 function notARouter(name: string, value: unknown): string {
   if (isHonoApp(value)) {
-    return `export '${name}' is a Hono app, not a specroute router: export the value returned by fromHono()`;
+    return `export '${name}' is a Hono app without a specroute router: call fromHono() on it, or export the value fromHono() returned`;
   }
   if (isIttyRouter(value)) {
-    return `export '${name}' is an itty-router router, not a specroute router: export the value returned by fromIttyRouter()`;
+    return `export '${name}' is an itty-router router without a specroute router: call fromIttyRouter() on it, or export the value fromIttyRouter() returned`;
   }
   return `export '${name}' is ${describe(value)}, not a specroute router: export the value returned by fromHono() or fromIttyRouter()`;
 }

@@ -30,14 +30,43 @@ interface OpenapiArgs {
 
 const USAGE_LINE = "specroute openapi <module> [options]";
 
+/** Every command, with the line `specroute --help` gives it. */
+const COMMANDS: ReadonlyArray<{ name: string; usage: string; summary: string }> = [
+  {
+    name: "openapi",
+    usage: "openapi <module>",
+    summary: "write the OpenAPI document (JSON or YAML) of an app module, without serving it",
+  },
+  {
+    name: "migrate",
+    usage: "migrate <dir>",
+    summary: "rewrite chanfana 2/3 sources for specroute (a diff; --write applies it)",
+  },
+];
+
+const COMMAND_NAMES = COMMANDS.map((command) => command.name).join(", ");
+
+/** What `specroute --help` prints: every command, one line each. */
+export const HELP = `Usage: specroute <command> [options]
+
+Commands:
+${COMMANDS.map((command) => `  ${command.usage.padEnd(20)}${command.summary}`).join("\n")}
+
+Run specroute <command> --help for a command's options. A TypeScript module is loaded with tsx,
+which must be installed (npm install -D tsx); migrate needs TypeScript 5 or 6's compiler API.
+`;
+
+/** What `specroute openapi --help` prints. */
 export const USAGE = `Usage: ${USAGE_LINE}
 
 Writes the OpenAPI document of a specroute router. The module is imported, never served:
 registering the routes is what builds the document. TypeScript modules are loaded with tsx.
 
 Options:
-  --export <name>       export holding the router (made by fromHono() or fromIttyRouter());
-                        default: 'default' if it is one, else the first export that is one
+  --export <name>       export holding the router: the value fromHono() or fromIttyRouter()
+                        returned, the Hono app or itty-router router it was called on, or a
+                        { fetch } object of one; default: 'default' if it holds one, else the
+                        first export that does
   -o, --output <file>   write to <file> instead of stdout
   --format json|yaml    default: yaml if <file> ends in .yaml or .yml, else json
   --openapi 3|3.1       OpenAPI 3.0.3 or 3.1.0; default: the router's openapiVersion option
@@ -46,8 +75,6 @@ Options:
   --env KEY=VALUE       build the document an environment with this binding sees (schema
                         functions, hidden predicates); repeatable
   -h, --help            show this help
-
-specroute migrate <dir> [--write] rewrites chanfana sources for specroute (see specroute migrate --help).
 `;
 
 type ValueOption = "exportName" | "output" | "format" | "openapi" | "hideTags" | "env";
@@ -77,11 +104,20 @@ export async function main(
 ): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   try {
-    if (argv[0] === "migrate") {
+    const [command] = argv;
+    if (command === "-h" || command === "--help") {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    if (command === undefined) throw new CliError(`missing command (commands: ${COMMAND_NAMES}; see specroute --help)`);
+    if (!COMMANDS.some((known) => known.name === command)) {
+      throw new CliError(`unknown command '${command}' (commands: ${COMMAND_NAMES}; see specroute --help)`);
+    }
+    if (command === "migrate") {
       await migrateCommand(argv.slice(1), { ...io, cwd });
       return 0;
     }
-    const parsed = parseArgs(argv);
+    const parsed = parseArgs(argv.slice(1));
     if (parsed === "help") {
       io.stdout.write(USAGE);
       return 0;
@@ -118,7 +154,7 @@ async function openapiCommand(args: OpenapiArgs, io: CliIO & { cwd: string }): P
   await writeDocument(text, { file: args.output, cwd: io.cwd, stdout: io.stdout });
 }
 
-/** Parses and checks the command line; "help" when help was asked for. */
+/** Parses and checks the arguments after `openapi`; "help" when help was asked for. */
 function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
   const positionals: string[] = [];
   const values: Partial<Record<Exclude<ValueOption, "hideTags" | "env">, string>> = {};
@@ -143,7 +179,7 @@ function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
     const eq = token.startsWith("--") ? token.indexOf("=") : -1;
     const flag = eq === -1 ? token : token.slice(0, eq);
     const option = VALUE_OPTIONS[flag];
-    if (option === undefined) throw new CliError(`unknown option '${flag}' (see specroute --help)`);
+    if (option === undefined) throw new CliError(`unknown option '${flag}' (see specroute openapi --help)`);
     let value: string | undefined;
     if (eq !== -1) {
       value = token.slice(eq + 1);
@@ -171,9 +207,7 @@ function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
   }
 
   if (help) return "help";
-  const [command, module, ...extra] = positionals;
-  if (command === undefined) throw new CliError(`missing command (usage: ${USAGE_LINE})`);
-  if (command !== "openapi") throw new CliError(`unknown command '${command}' (usage: ${USAGE_LINE})`);
+  const [module, ...extra] = positionals;
   if (module === undefined) throw new CliError(`missing module path (usage: ${USAGE_LINE})`);
   if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}' (usage: ${USAGE_LINE})`);
 

@@ -22,7 +22,7 @@ describe("bin/specroute.mjs", () => {
     expect(child.status).toBe(1);
     expect(child.stdout).toBe("");
     expect(child.stderr).toBe(
-      "specroute: export 'default' is a Hono app, not a specroute router: export the value returned by fromHono()\n",
+      "specroute: export 'default' is a Hono app without a specroute router: call fromHono() on it, or export the value fromHono() returned\n",
     );
   });
 });

@@ -40,6 +40,20 @@ describe("pickRouter", () => {
     expect(pickRouter({ a, default: b }, "app.ts").exportName).toBe("default");
     expect(pickRouter({ a, b, default: new Hono() }, "app.ts")).toMatchObject({ exportName: "a", alsoFound: ["b"] });
   });
+
+  it("finds the router fromHono() or fromIttyRouter() attached to an exported app, router or fetch", () => {
+    const app = new Hono();
+    const openapi = fromHono(app);
+    const itty = Router();
+    const router = fromIttyRouter(itty);
+    expect(pickRouter({ default: app }, "app.ts")).toEqual({ router: openapi, exportName: "default", alsoFound: [] });
+    expect(pickRouter({ app, openapi }, "app.ts")).toEqual({ router: openapi, exportName: "app", alsoFound: [] });
+    expect(pickRouter({ default: { fetch: app.fetch } }, "app.ts").router).toBe(openapi);
+    expect(pickRouter({ default: itty }, "app.ts").router).toBe(router);
+    expect(pickRouter({ default: { fetch: itty.fetch } }, "app.ts").router).toBe(router);
+    // Another app mounting this one is not this router's app.
+    expect(() => pickRouter({ default: new Hono().route("/api", app) }, "app.ts")).toThrow("Hono app without");
+  });
 });
 
 describe("isSpecrouteRouter", () => {

@@ -87,6 +87,23 @@ describe("specroute openapi", () => {
     expect(JSON.parse(result.stdout)).toEqual(splitRouter.getGeneratedSchema());
   });
 
+  it("reads the router attached to an exported Hono app, and to a Workers-style { fetch } export", async () => {
+    const app = await cli("openapi", `${FIXTURES}/attached-routers.ts`);
+    expect(app).toMatchObject({
+      code: 0,
+      stderr: "specroute: using export 'default'; also routers: ittyWorker (choose one with --export)\n",
+    });
+    expect(JSON.parse(app.stdout)).toMatchObject({ info: { title: "Hono app" }, paths: { "/health": {} } });
+    const hono = await cli("openapi", `${FIXTURES}/attached-routers.ts`, "--export", "honoWorker");
+    expect(JSON.parse(hono.stdout)).toEqual(JSON.parse(app.stdout));
+    const itty = await cli("openapi", `${FIXTURES}/attached-routers.ts`, "--export", "ittyWorker");
+    expect(itty.stderr).toBe("");
+    expect(JSON.parse(itty.stdout)).toMatchObject({ info: { title: "itty worker" }, paths: { "/health": {} } });
+    expect(JSON.parse((await cli("openapi", `${FIXTURES}/itty-app.ts`, "--export", "default")).stdout)).toEqual(
+      ittyRouter.getGeneratedSchema(),
+    );
+  });
+
   it("reads an itty-router router in the version its options set", async () => {
     const result = await cli("openapi", `${FIXTURES}/itty-app.ts`);
     expect(result).toMatchObject({ code: 0, stderr: "" });
@@ -144,15 +161,24 @@ describe("specroute openapi", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ info: { title: "CommonJS" }, paths: { "/ping": {} } });
   });
 
-  it("prints the usage with --help", async () => {
-    expect(await cli("--help")).toEqual({ code: 0, stdout: USAGE, stderr: "" });
+  it("lists every command with --help, and a command's options with <command> --help", async () => {
+    const help = await cli("--help");
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    const commands = help.stdout.split("Commands:\n")[1]!.split("\n\n")[0]!.split("\n");
+    expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(["openapi", "migrate"]);
+    for (const line of commands) expect(line).toMatch(/^ {2}\S+ <\w+> +\w.{20,}$/);
+    expect((await cli("-h")).stdout).toBe(help.stdout);
     expect((await cli("openapi", "-h")).stdout).toBe(USAGE);
+    expect((await cli("openapi", "--help")).stdout).toBe(USAGE);
+    expect((await cli("migrate", "--help")).stdout).toContain("Usage: specroute migrate <dir> [--write]");
   });
 
   describe("errors", () => {
     it("reports a missing command and module path", async () => {
-      expect(await failure()).toBe(`specroute: missing command ${USAGE_HINT}\n`);
-      expect(await failure("serve")).toBe(`specroute: unknown command 'serve' ${USAGE_HINT}\n`);
+      expect(await failure()).toBe("specroute: missing command (commands: openapi, migrate; see specroute --help)\n");
+      expect(await failure("serve")).toBe(
+        "specroute: unknown command 'serve' (commands: openapi, migrate; see specroute --help)\n",
+      );
       expect(await failure("openapi")).toBe(`specroute: missing module path ${USAGE_HINT}\n`);
       expect(await failure("openapi", "a.ts", "b.ts")).toBe(`specroute: unexpected argument 'b.ts' ${USAGE_HINT}\n`);
     });
@@ -172,22 +198,22 @@ describe("specroute openapi", () => {
 
     it("lists the exports when --export names none of them", async () => {
       expect(await failure("openapi", `${FIXTURES}/plain-routers.ts`, "--export", "api")).toBe(
-        `specroute: ${FIXTURES}/plain-routers.ts has no export 'api' (exports: count, default, itty)\n`,
+        `specroute: ${FIXTURES}/plain-routers.ts has no export 'api' (exports: count, default, itty, worker)\n`,
       );
     });
 
-    it("says what to export instead of a plain Hono app or itty-router router", async () => {
+    it("says what to do with a Hono app or itty-router router no specroute router was attached to", async () => {
       expect(await failure("openapi", `${FIXTURES}/plain-routers.ts`)).toBe(
-        "specroute: export 'default' is a Hono app, not a specroute router: export the value returned by fromHono()\n",
+        "specroute: export 'default' is a Hono app without a specroute router: call fromHono() on it, or export the value fromHono() returned\n",
       );
       expect(await failure("openapi", `${FIXTURES}/plain-routers.ts`, "--export", "itty")).toBe(
-        "specroute: export 'itty' is an itty-router router, not a specroute router: export the value returned by fromIttyRouter()\n",
+        "specroute: export 'itty' is an itty-router router without a specroute router: call fromIttyRouter() on it, or export the value fromIttyRouter() returned\n",
       );
       expect(await failure("openapi", `${FIXTURES}/plain-routers.ts`, "--export", "count")).toBe(
         "specroute: export 'count' is a number, not a specroute router: export the value returned by fromHono() or fromIttyRouter()\n",
       );
-      expect(await failure("openapi", `${FIXTURES}/itty-app.ts`, "--export", "default")).toBe(
-        "specroute: export 'default' is an object, not a specroute router: export the value returned by fromHono() or fromIttyRouter()\n",
+      expect(await failure("openapi", `${FIXTURES}/plain-routers.ts`, "--export", "worker")).toBe(
+        "specroute: export 'worker' is an object, not a specroute router: export the value returned by fromHono() or fromIttyRouter()\n",
       );
     });
 
@@ -208,10 +234,10 @@ describe("specroute openapi", () => {
 
     it("refuses unknown options, missing values and repeated options", async () => {
       expect(await failure("openapi", `${FIXTURES}/hono-app.ts`, "--watch")).toBe(
-        "specroute: unknown option '--watch' (see specroute --help)\n",
+        "specroute: unknown option '--watch' (see specroute openapi --help)\n",
       );
       expect(await failure("openapi", `${FIXTURES}/hono-app.ts`, "-x")).toBe(
-        "specroute: unknown option '-x' (see specroute --help)\n",
+        "specroute: unknown option '-x' (see specroute openapi --help)\n",
       );
       expect(await failure("openapi", `${FIXTURES}/hono-app.ts`, "-o")).toBe("specroute: option '-o' needs a value\n");
       expect(await failure("openapi", `${FIXTURES}/hono-app.ts`, "--export", "--format", "json")).toBe(

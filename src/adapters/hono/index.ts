@@ -6,6 +6,7 @@ import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
+import { attachRouter } from "../attached-routers";
 import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, isDerivable, joinPaths, type Mount, type RouterHandler } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -193,7 +194,10 @@ export function fromHono<M extends Hono<any, any, any>, F extends ErrorFormat = 
   const core = new HonoRouter({ ...options, raiseOnError: true });
   const based = core.options.base ? app.basePath(core.options.base) : app;
   core.registerDocsRoutes(based);
-  return facade(core, based, "") as any;
+  const router = facade(core, based, "");
+  // Modules export the app (`export default app`): the CLI finds this router through it or its fetch.
+  attachRouter(router, app, app.fetch);
+  return router as any;
 }
 
 /** The object users hold: inherits the Hono app's own members and overrides registration. */

@@ -5,6 +5,7 @@ import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument } from "../../openapi/types";
+import { attachRouter } from "../attached-routers";
 import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripBase } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
@@ -190,6 +191,8 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
     }
     return wrapper;
   };
+  // Workers modules export `{ fetch: router.fetch }`: the CLI finds this router through that fetch.
+  attachRouter(wrapper, router, router.fetch);
   return exposeRouter(wrapper, core, router);
 }
 
