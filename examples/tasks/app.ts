@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { type DocsAssetsOption, fromHono } from "specroute";
+import { serveMcp } from "specroute/mcp";
 import {
   CreateProject,
   CreateTask,
@@ -58,6 +59,9 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
     .post("/projects/:projectId/attachments", UploadAttachment)
     .get("/projects/:projectId/attachments", ListAttachments)
     .get("/stats", TaskStats);
+  // The same operations as MCP tools at /mcp, but the multipart upload (a tool's arguments are JSON); a tool
+  // call runs its route as an HTTP request does, so writes need the same X-API-Key (docs/mcp.md).
+  serveMcp(routes, { path: "/mcp", expose: { tags: ["projects", "tasks", "attachments", "stats"] } });
   return { app, openapi: routes };
 }
 

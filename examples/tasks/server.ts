@@ -48,6 +48,7 @@ function printBanner(listeningPort: number, database: DatabaseConfig, workers: n
   console.log(`  API         ${base}/projects`);
   console.log(`  Document    ${base}/openapi.json  ${base}/openapi.yaml`);
   console.log(`  Docs pages  ${base}/docs  ${base}/redocs  ${base}/scalar`);
+  console.log(`  MCP         ${base}/mcp`);
 }
 
 /** Serves requests in this process until SIGINT or SIGTERM, then finishes what is in flight and closes the database. */
