@@ -1,4 +1,5 @@
 import { lstat, readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join, relative, resolve, sep } from "node:path";
 import type * as TS from "typescript";
 import { LEGACY_HOSTNAME_PATTERN } from "../chanfana/legacy-parameters";
@@ -54,10 +55,11 @@ const COMMON_OPTIONS = new Set(["required", "description", "example", "default",
  * const { diff, notes } = await migrate("src"); // dry run
  */
 export async function migrate(dir: string, options: { write?: boolean; cwd?: string } = {}): Promise<MigrateResult> {
-  const ts = await loadTypescript();
+  const cwd = options.cwd ?? process.cwd();
+  const ts = loadTypescript(cwd);
   let root: string;
   try {
-    root = await realpath(resolve(options.cwd ?? process.cwd(), dir));
+    root = await realpath(resolve(cwd, dir));
   } catch {
     throw new CliError(`cannot read directory '${dir}'`);
   }
@@ -76,13 +78,43 @@ export async function migrate(dir: string, options: { write?: boolean; cwd?: str
   return result;
 }
 
-async function loadTypescript(): Promise<Ts> {
-  try {
-    const loaded = (await import("typescript")) as Ts & { default?: Ts };
-    return loaded.default ?? loaded;
-  } catch {
-    throw new CliError("specroute migrate needs the typescript package (npm install -D typescript)");
+/**
+ * The JavaScript compiler API of TypeScript 5 or 6: the project's `typescript`, else (TypeScript 7, the
+ * native compiler, has none) TypeScript 6's side-by-side package; each looked up from the project
+ * first, then from beside the CLI.
+ */
+function loadTypescript(cwd: string): Ts {
+  const installed = requireFrom(cwd, "typescript");
+  if (hasCompilerApi(installed)) return installed;
+  const beside = requireFrom(cwd, "@typescript/typescript6");
+  if (hasCompilerApi(beside)) return beside;
+  const version = (installed as { version?: unknown } | undefined)?.version;
+  if (installed === undefined) {
+    throw new CliError(
+      "specroute migrate needs TypeScript 5.x or 6.x: npm install -D typescript@6 (or @typescript/typescript6 beside TypeScript 7)",
+    );
   }
+  throw new CliError(
+    `specroute migrate needs the compiler API of TypeScript 5.x or 6.x, which typescript ${String(version)} does not have ` +
+      "(TypeScript 7 ships none): add TypeScript 6's beside it with npm install -D @typescript/typescript6",
+  );
+}
+
+/** A package as `require` gives it, from the project at `cwd` or else from beside the CLI; undefined when neither has it. */
+function requireFrom(cwd: string, name: string): unknown {
+  for (const from of [join(cwd, "package.json"), import.meta.url]) {
+    try {
+      return createRequire(from)(name);
+    } catch {
+      // Not installed there (or broken): try the next place.
+    }
+  }
+  return undefined;
+}
+
+function hasCompilerApi(value: unknown): value is Ts {
+  const ts = value as Partial<Ts> | undefined;
+  return typeof ts?.createSourceFile === "function" && typeof ts.forEachChild === "function" && !!ts.ScriptTarget;
 }
 
 /** Source files under `root` by real path, never leaving it: symlinks out, node_modules, dist and .git are skipped. */
@@ -438,7 +470,9 @@ Rewrites the sources under <dir> from chanfana 2/3 to specroute: the import line
 and chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod. Prints a
 unified diff and changes nothing unless --write is given. Calls it cannot rewrite exactly are
 listed on stderr with file and line; they keep working through specroute's deprecated helpers.
-Never follows a symlink out of <dir>; skips node_modules, dist and .git.
+Never follows a symlink out of <dir>; skips node_modules, dist and .git. Parses with the
+compiler API of TypeScript 5.x or 6.x: the project's typescript, or beside TypeScript 7 (which
+has none) TypeScript 6's, installed with npm install -D @typescript/typescript6.
 
 Options:
   --write      apply the changes

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,6 +154,48 @@ describe("specroute migrate", () => {
     const missing = await cli("migrate", "no-such-dir");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("specroute: cannot read directory 'no-such-dir'\n");
+  });
+});
+
+describe("specroute migrate and the TypeScript installed", () => {
+  /** TypeScript 7 as `npm i -D typescript` installs it today, in its own project (see its package.json). */
+  const typescript7 = join(ROOT, "test/cli/typescript-7/node_modules/typescript");
+
+  /** A project with TypeScript 7 and the chanfana app to migrate; `packages` are linked into its node_modules too. */
+  async function projectWithTypescript7(name: string, packages: Record<string, string> = {}): Promise<string> {
+    const project = join(base, name);
+    await mkdir(join(project, "app"), { recursive: true });
+    await copyFile(join(FIXTURE, "app.ts.fixture"), join(project, "app", "app.ts"));
+    for (const [packageName, target] of Object.entries({ typescript: typescript7, ...packages })) {
+      const link = join(project, "node_modules", packageName);
+      await mkdir(dirname(link), { recursive: true });
+      await symlink(target, link);
+    }
+    return project;
+  }
+
+  it("with TypeScript 7, which has no compiler API, says which TypeScript it needs and how to add it", async () => {
+    const { version } = JSON.parse(await readFile(join(typescript7, "package.json"), "utf8"));
+    expect(version).toMatch(/^7\./);
+    const result = await runCli(["migrate", "app"], await projectWithTypescript7("typescript-7-only"));
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        `specroute: specroute migrate needs the compiler API of TypeScript 5.x or 6.x, which typescript ${version} ` +
+        "does not have (TypeScript 7 ships none): add TypeScript 6's beside it with npm install -D @typescript/typescript6\n",
+    });
+  });
+
+  it("with TypeScript 7, uses the compiler API installed beside it as @typescript/typescript6", async () => {
+    // The repository's TypeScript 5.9 stands in for TypeScript 6 there (the same API): the real package
+    // cannot be a devDependency, as the typescript@6 it brings would take over node_modules/.bin/tsc.
+    const project = await projectWithTypescript7("typescript-7-and-6", {
+      "@typescript/typescript6": join(ROOT, "node_modules", "typescript"),
+    });
+    const result = await runCli(["migrate", "app"], project);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('-import { fromHono } from "chanfana";\n+import { fromHono } from "specroute";\n');
   });
 });
 
