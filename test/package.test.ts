@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, posix, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(__dirname, "..");
@@ -124,5 +125,38 @@ export const api = createClient("https://api.example.com");`,
       .map(([file]) => file);
     expect(inputs.length).toBeGreaterThan(0);
     expect(inputs.filter((file) => file !== "<stdin>" && !file.startsWith("src/client/"))).toEqual([]);
+  });
+});
+
+describe("the packed package", () => {
+  /** The paths `npm pack` puts in the tarball (dist/ only once built; nothing here needs it). */
+  const packed = () => {
+    const output = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    return (JSON.parse(output)[0].files as Array<{ path: string }>).map((file) => file.path);
+  };
+
+  it("carries the license its package.json names", () => {
+    expect(packed()).toContain("LICENSE");
+    expect(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).license).toBe("MIT");
+    expect(readFileSync(join(root, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} /);
+  });
+
+  it("links its Markdown only to files the tarball holds", () => {
+    const files = packed();
+    const holds = (path: string) => files.includes(path) || files.some((file) => file.startsWith(`${path}/`));
+    const broken = files
+      .filter((file) => file.endsWith(".md"))
+      .flatMap((file) =>
+        [...readFileSync(join(root, file), "utf8").matchAll(/\]\(([^)\s]+)\)/g)]
+          .map((match) => match[1]!)
+          .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#"))
+          .filter((target) => !holds(posix.normalize(posix.join(posix.dirname(file), target.split("#")[0]!))))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(broken).toEqual([]);
   });
 });
