@@ -65,9 +65,13 @@ export function toolPlans(doc: OpenAPIDocument, expose: McpExpose | undefined): 
       };
       const exposed = exposure(described, expose);
       if (exposed === undefined) continue;
-      const body = bodyOf(doc, described, exposed);
-      if (body === null) continue;
-      const plan = planOf(doc, described, pathItem, body);
+      const unfit = unfitness(doc, operation);
+      if (unfit !== undefined) {
+        // Selected by tag or predicate, it is left out; marked on its route, it is the route's mistake.
+        if (exposed === "selected") continue;
+        throw new Error(`MCP: ${label(described)} is marked "x-mcp": true but ${unfit}`);
+      }
+      const plan = planOf(doc, described, pathItem);
       if (plans.has(plan.tool.name)) {
         throw new Error(`MCP: two operations are named ${plan.tool.name} (operationId); tool names must be unique`);
       }
@@ -92,7 +96,26 @@ function exposure(described: McpOperation, expose: McpExpose | undefined): Expos
   return selected ? "selected" : undefined;
 }
 
-function planOf(doc: OpenAPIDocument, described: McpOperation, pathItem: Json, body: BodyPlan | undefined): ToolPlan {
+/**
+ * Why an operation cannot be a tool, if it cannot: a body only in another media type than JSON (a
+ * multipart upload) cannot come from JSON arguments, and an event stream is not one answer.
+ */
+function unfitness(doc: OpenAPIDocument, operation: Json): string | undefined {
+  const requestBody = resolve(doc, operation.requestBody) as Json | undefined;
+  if (requestBody && !jsonMediaOf(requestBody.content)) {
+    const types = Object.keys((requestBody.content as Json | undefined) ?? {}).join(", ");
+    return `takes its body as ${types || "nothing declared"}, and a tool's arguments are JSON`;
+  }
+  for (const [status, raw] of Object.entries((operation.responses as Json | undefined) ?? {})) {
+    const types = Object.keys(((resolve(doc, raw) as Json).content as Json | undefined) ?? {}).map(essenceOf);
+    if (/^2/.test(status) && types.length > 0 && types.every((type) => type === "text/event-stream")) {
+      return "answers an event stream, and a tool call has one answer";
+    }
+  }
+  return undefined;
+}
+
+function planOf(doc: OpenAPIDocument, described: McpOperation, pathItem: Json): ToolPlan {
   const { method, path, operationId, operation } = described;
   if (!operationId || !TOOL_NAME.test(operationId)) {
     throw new Error(
@@ -100,6 +123,7 @@ function planOf(doc: OpenAPIDocument, described: McpOperation, pathItem: Json, b
         "operationId, 1 to 128 of A-Z a-z 0-9 _ . -",
     );
   }
+  const body = bodyOf(doc, operation);
   const input = new StandaloneSchemas(doc);
   const output = outputSchemaOf(doc, operation);
   const summary = operation.summary as string | undefined;
@@ -139,23 +163,11 @@ interface BodyPlan {
   description: string | undefined;
 }
 
-/**
- * The request body, sent as JSON; undefined when the operation takes none. One that takes its body only in
- * another media type (a multipart upload) cannot be called with JSON arguments: null, leaving a selected
- * operation out, and an error for one its route marked.
- */
-function bodyOf(doc: OpenAPIDocument, described: McpOperation, exposed: Exposure): BodyPlan | undefined | null {
-  const requestBody = resolve(doc, described.operation.requestBody) as Json | undefined;
-  if (!requestBody) return undefined;
-  const media = jsonMediaOf(requestBody.content);
-  if (!media) {
-    if (exposed === "selected") return null;
-    const types = Object.keys((requestBody.content as Json | undefined) ?? {}).join(", ");
-    throw new Error(
-      `MCP: ${label(described)} is marked "x-mcp": true but takes its body as ${types || "nothing declared"}; ` +
-        "a tool's arguments are JSON, so only an operation with a JSON body (or none) can be a tool",
-    );
-  }
+/** The request body, sent as JSON (`unfitness` left out operations without a JSON one); undefined when there is none. */
+function bodyOf(doc: OpenAPIDocument, operation: Json): BodyPlan | undefined {
+  const requestBody = resolve(doc, operation.requestBody) as Json | undefined;
+  const media = requestBody && jsonMediaOf(requestBody.content);
+  if (!requestBody || !media) return undefined;
   return {
     type: media[0],
     schema: media[1].schema ?? {},

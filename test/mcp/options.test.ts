@@ -166,6 +166,33 @@ describe("serveMcp options", () => {
     );
   });
 
+  it("leaves out an operation answering an event stream, and refuses one marked as a tool", async () => {
+    const events = {
+      "200": { description: "Events", content: { "text/event-stream": { schema: { type: "string" } } } },
+    };
+    class Listen extends OpenAPIRoute {
+      schema = { tags: ["greetings"], responses: events };
+      handle() {
+        return new Response("data: hi\n\n", { headers: { "content-type": "text/event-stream" } });
+      }
+    }
+    const app = new Hono();
+    serveMcp(fromHono(app).get("/hello", Hello).get("/listen", Listen), { expose: { tags: ["greetings"] } });
+    expect(await names(await clientOf(app, "http://localhost/mcp"))).toEqual(["get_Hello"]);
+
+    class MarkedListen extends OpenAPIRoute {
+      schema = { "x-mcp": true, responses: events };
+      handle() {
+        return new Response("data: hi\n\n", { headers: { "content-type": "text/event-stream" } });
+      }
+    }
+    const other = new Hono();
+    serveMcp(fromHono(other).get("/listen", MarkedListen));
+    await expect((await clientOf(other, "http://localhost/mcp")).listTools()).rejects.toThrow(
+      /GET \/listen is marked "x-mcp": true but answers an event stream/,
+    );
+  });
+
   it("takes only a specroute router", () => {
     expect(() => serveMcp(new Hono() as any)).toThrow(/takes a router made by fromHono\(\) or fromIttyRouter\(\)/);
   });
