@@ -1,13 +1,31 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(__dirname, "..");
 const outDir = join(root, ".artifacts", "snippets");
+const run = promisify(execFile);
+
+interface Snippet {
+  name: string;
+  code: string;
+}
 
 /** Every ```ts block of README.md and docs/*.md, named after its file and position. */
-function snippets(): Array<{ name: string; code: string }> {
+function snippets(): Snippet[] {
   const files = ["README.md", ...readdirSync(join(root, "docs")).map((file) => join("docs", file))].filter((file) =>
     file.endsWith(".md"),
   );
@@ -19,38 +37,46 @@ function snippets(): Array<{ name: string; code: string }> {
   );
 }
 
-describe("documentation snippets", () => {
-  it("all compile", () => {
-    rmSync(outDir, { recursive: true, force: true });
-    mkdirSync(outDir, { recursive: true });
-    const all = snippets();
-    expect(all.length).toBeGreaterThan(3);
-    for (const { name, code } of all) {
-      // Snippets import siblings by the names the docs give them ("./search-tasks").
-      writeFileSync(join(outDir, `${name}.ts`), code);
-    }
-    // The getting-started page imports "./search-tasks" from its first snippet.
-    const first = all.find((snippet) => snippet.code.includes("class SearchTasks"));
-    if (first) writeFileSync(join(outDir, "search-tasks.ts"), first.code);
-    writeFileSync(
-      join(outDir, "tsconfig.json"),
-      JSON.stringify({
-        extends: "../../tsconfig.json",
-        include: ["./*.ts"],
-        compilerOptions: { noUnusedLocals: false },
-      }),
-    );
-    let output = "";
-    try {
-      execFileSync(join(root, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", join(outDir, "tsconfig.json")], {
-        encoding: "utf8",
-      });
-    } catch (err) {
-      output = (err as { stdout?: string }).stdout ?? String(err);
-    }
-    expect(output).toBe("");
-  }, 60_000);
+/** A snippet a module could serve as written: it exports an app (or a Workers-style `{ fetch }`) as its default. */
+const isRunnable = (snippet: Snippet) => /^export default /m.test(snippet.code);
 
+/** Writes each snippet to `<dir>/<name>.ts`, and the module the getting-started page imports as "./search-tasks". */
+function writeSnippets(dir: string, all: Snippet[]): void {
+  mkdirSync(dir, { recursive: true });
+  for (const { name, code } of all) writeFileSync(join(dir, `${name}.ts`), code);
+  const searchTasks = all.find((snippet) => snippet.code.includes("export class SearchTasks"));
+  if (searchTasks) writeFileSync(join(dir, "search-tasks.ts"), searchTasks.code);
+}
+
+/**
+ * The packages the snippets need besides specroute: its peers (the README's install line and the docs
+ * say to add them), what the snippets import, what an `// npm install ...` comment in them names, the
+ * `@types` of each, and what compiling and running them takes.
+ */
+function packagesFor(all: Snippet[]): string[] {
+  const peers = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).peerDependencies ?? {});
+  const names = new Set(["@types/node", "tsx", ...peers]);
+  for (const { code } of all) {
+    for (const [, specifier] of code.matchAll(/^import\s+(?:[^"']*\sfrom\s+)?["']([^"'.][^"']*)["']/gm)) {
+      names.add(
+        specifier!
+          .split("/")
+          .slice(0, specifier!.startsWith("@") ? 2 : 1)
+          .join("/"),
+      );
+    }
+    for (const [, list] of code.matchAll(/\/\/ npm install (.+)$/gm)) {
+      for (const name of list!.trim().split(/\s+/)) names.add(name);
+    }
+  }
+  for (const name of [...names]) {
+    const types = `@types/${name.replace(/^@/, "").replace("/", "__")}`;
+    if (existsSync(join(root, "node_modules", types))) names.add(types);
+  }
+  return [...names].filter((name) => name !== "specroute" && !name.startsWith("node:")).sort();
+}
+
+describe("documentation snippets", () => {
   it("the README quick start runs as written", async () => {
     const quickStart = snippets().find(
       (snippet) => snippet.name.startsWith("README") && snippet.code.includes("fromHono"),
@@ -73,4 +99,156 @@ describe("documentation snippets", () => {
     const doc = await (await app.request("/openapi.json")).json();
     expect(Object.keys(doc.paths)).toEqual(["/tasks", "/tasks/{id}"]);
   });
+});
+
+/** Imports each snippet named in SNIPPETS as an app module does, asks its default export for its document and a path no route matches. */
+const RUNNER = `const results = {};
+for (const name of process.env.SNIPPETS.split(",")) {
+  try {
+    const exported = (await import(\`./src/\${name}.ts\`)).default;
+    const call = (path) => exported.fetch(new Request(\`http://localhost\${path}\`));
+    const document = await call("/openapi.json");
+    const body = document.status === 200 ? await document.json() : {};
+    const missing = await call("/specroute-no-such-route");
+    results[name] = {
+      document: document.status,
+      paths: Object.keys(body.paths ?? {}),
+      servers: (body.servers ?? []).map((server) => server.url),
+      missing: missing === undefined ? "undefined" : missing.status,
+    };
+  } catch (err) {
+    results[name] = { error: String(err?.stack ?? err) };
+  }
+}
+process.stdout.write("\\n" + JSON.stringify(results) + "\\n");
+process.exit(0);
+`;
+
+/** What the runner found per snippet. */
+type Served = Record<string, { document: number; paths: string[]; servers: string[]; missing: number | "undefined" }>;
+
+/**
+ * What a new user does: the package built and packed as `npm pack` makes it, unpacked into a new app's
+ * node_modules beside the packages the snippets need (linked from this repository's, so no download),
+ * then every snippet compiled there and every one that exports an app run.
+ */
+describe("documentation snippets in an app with the packed package installed", () => {
+  const all = snippets();
+  const runnable = all.filter(isRunnable);
+  let tmp: string;
+  let app: string;
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), "specroute-packed-"));
+    const stage = join(tmp, "stage");
+    // The package's files as npm packs them, with a build of its own (the repository's dist/ is left alone).
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
+    for (const { path } of JSON.parse(stdout)[0].files as Array<{ path: string }>) {
+      if (!path.startsWith("dist/")) cpSync(join(root, path), join(stage, path), { recursive: true });
+    }
+    await run(join(root, "node_modules", ".bin", "tsup"), ["--out-dir", join(stage, "dist")], { cwd: root });
+    const packed = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], { cwd: stage });
+    const tarball = join(tmp, JSON.parse(packed.stdout)[0].filename);
+
+    app = join(tmp, "app");
+    mkdirSync(join(app, "node_modules"), { recursive: true });
+    await run("tar", ["-xzf", tarball, "-C", tmp]);
+    cpSync(join(tmp, "package"), join(app, "node_modules", "specroute"), { recursive: true });
+    for (const name of packagesFor(all)) {
+      const link = join(app, "node_modules", name);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(join(root, "node_modules", name), link);
+    }
+    writeFileSync(join(app, "package.json"), JSON.stringify({ private: true, type: "module" }));
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          lib: ["ES2023", "DOM", "DOM.Iterable"],
+          types: ["node"],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+        },
+        include: ["src"],
+      }),
+    );
+    writeSnippets(join(app, "src"), all);
+    writeFileSync(join(app, "run.mjs"), RUNNER);
+  }, 240_000);
+
+  let served: Promise<Served> | undefined;
+  /** Runs every runnable snippet once, in one process of the app (snippets may leave handles open: it exits). */
+  const serve = () => {
+    served ??= run(process.execPath, [join(app, "node_modules", "tsx", "dist", "cli.mjs"), "run.mjs"], {
+      cwd: app,
+      env: { ...process.env, SNIPPETS: runnable.map((snippet) => snippet.name).join(",") },
+    }).then(
+      ({ stdout }) => JSON.parse(stdout.slice(stdout.lastIndexOf("\n{") + 1)) as Served,
+      (err) => {
+        throw new Error(`the snippets' runner failed: ${err.stderr || err}`);
+      },
+    );
+    return served;
+  };
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("packs the files the package names, LICENSE included, without the sources", () => {
+    const installed = join(app, "node_modules", "specroute");
+    expect(readdirSync(installed).sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "docs", "package.json"]);
+  });
+
+  it("all type-check with TypeScript 5.9 and TypeScript 7", async () => {
+    expect(all.length).toBeGreaterThan(3);
+    const compilers = {
+      "5.9": join(root, "node_modules", "typescript", "bin", "tsc"),
+      "7": join(root, "test", "cli", "typescript-7", "node_modules", "typescript", "bin", "tsc"),
+    };
+    const results = await Promise.all(
+      Object.entries(compilers).map(async ([version, tsc]) => {
+        const { stdout: versionLine } = await run(process.execPath, [tsc, "--version"]);
+        expect(versionLine).toContain(`Version ${version}`);
+        try {
+          await run(process.execPath, [tsc, "-p", join(app, "tsconfig.json")], { cwd: app });
+          return { version, errors: "" };
+        } catch (err) {
+          return { version, errors: (err as { stdout?: string }).stdout || String(err) };
+        }
+      }),
+    );
+    expect(results).toEqual(Object.keys(compilers).map((version) => ({ version, errors: "" })));
+  }, 120_000);
+
+  it("every one that exports an app serves its document, and answers 404 where no route matches", async () => {
+    expect(runnable.length).toBeGreaterThan(3);
+    const results = await serve();
+    for (const { name } of runnable) {
+      expect(results[name], name).toMatchObject({ document: 200, missing: 404 });
+      expect(results[name]!.servers, name).not.toContain("undefined");
+    }
+  }, 60_000);
+
+  it("specroute openapi writes the document each one serves", async () => {
+    const bin = join(app, "node_modules", "specroute", "bin", "specroute.mjs");
+    const written = await Promise.all(
+      runnable.map(async ({ name }) => {
+        try {
+          const { stdout } = await run(process.execPath, [bin, "openapi", `src/${name}.ts`], { cwd: app });
+          return [name, { paths: Object.keys(JSON.parse(stdout).paths ?? {}) }] as const;
+        } catch (err) {
+          return [name, { error: String((err as { stderr?: string }).stderr || err) }] as const;
+        }
+      }),
+    );
+    const results = await serve();
+    expect(Object.fromEntries(written)).toEqual(
+      Object.fromEntries(runnable.map(({ name }) => [name, { paths: results[name]?.paths }])),
+    );
+  }, 90_000);
 });
