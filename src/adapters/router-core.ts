@@ -6,7 +6,7 @@ import type { EnvPredicate } from "../core/schema-types";
 import { isApiException, MultiException } from "../errors/exceptions";
 import { isZodError } from "../errors/render";
 import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
-import { derivable, Mount, type RouterHandler } from "./mount";
+import { derivable, docsRoute, Mount, type RouterHandler } from "./mount";
 import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
 import { messageOf, registryOf, ServedDocument } from "./served-document";
 import { RouteDefinition, RouteEntry, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
@@ -87,6 +87,14 @@ export abstract class RouterCore implements RouteHost {
     if (!served.definition.documented) return;
     this.routes.push(new RouteEntry(path, served));
     this.document.invalidate();
+  }
+
+  /**
+   * Marks a handler the router serves for itself, as its docs pages are (`specroute/mcp`'s endpoint): a
+   * mount leaves it out. Asked of the router, so the mark is the one its own copy of specroute reads.
+   */
+  ownHandler<H extends RouterHandler>(handler: H): H {
+    return docsRoute(handler);
   }
 
   /** The handler serving `served`; a mount registers its own version of it. */

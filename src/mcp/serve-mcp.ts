@@ -9,7 +9,6 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { docsRoute } from "../adapters/mount";
 import { isRouterWrapper, type RouterCore } from "../adapters/router-core";
 import type { OpenAPIDocument } from "../openapi/types";
 import { requestFor, resultOf, ToolArgumentsError, toolError } from "./tool-call";
@@ -62,9 +61,9 @@ const JSON_RPC_ALLOWANCE = 64 * 1024;
 export function serveMcp(router: SpecrouteRouter, options: ServeMcpOptions = {}): void {
   if (!isRouterWrapper(router)) throw new TypeError("serveMcp() takes a router made by fromHono() or fromIttyRouter()");
   const endpoint = new McpEndpoint(router as Wrapper, options);
-  // Marked as the docs routes are: a router mounted into another leaves it out, since its tool calls would
-  // not pass the parent's security. The parent serves MCP itself, over every route it mounted.
-  const handler = docsRoute((...args: unknown[]) => endpoint.answer(args));
+  // Like the docs routes, the router's own: a router mounted into another leaves it out, since its tool calls
+  // would not pass the parent's security. The parent serves MCP itself, over every route it mounted.
+  const handler = router.core.ownHandler((...args: unknown[]) => endpoint.answer(args));
   const register = router as unknown as Record<"post" | "get" | "delete", (path: string, handler: unknown) => unknown>;
   const path = options.path ?? "/mcp";
   // GET and DELETE are answered 405, as the transport specifies for a server with no stream and no session.
