@@ -47,7 +47,14 @@ export {
 export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./chanfana/router-types";
 export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
-export { contentForm, contentJson, contentMultipart } from "./core/request/content";
+export {
+  contentEventStream,
+  contentForm,
+  contentJson,
+  contentJsonLines,
+  contentMultipart,
+  sseEvent,
+} from "./core/request/content";
 export { type FileFieldOptions, fileField } from "./core/request/file-field";
 export type { Serializer } from "./core/route/negotiate";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route/open-api-route";
@@ -63,6 +70,7 @@ export type {
   RequestTypes,
   ResponseConfig,
   RouteParameter,
+  StreamMediaTypeConfig,
   UnvalidatedData,
   ValidatedData,
   ZodContentObject,

@@ -49,7 +49,7 @@ export interface RouterOptions {
   scalar_url?: string | null;
   /** The JSON document (YAML at the same path ending in `.yaml`); `null` disables it and the pages. */
   openapi_url?: string | null;
-  /** Version of the served document. Default "3.1". */
+  /** Version of the served document: "3" (3.0.3), "3.1" or "3.2" (streams with `itemSchema`). Default "3.1". */
   openapiVersion?: OpenAPIVersion;
   /** Give routes without an `operationId` one of the form `<method>_<ClassName>`. Default true. */
   generateOperationIds?: boolean;
@@ -156,8 +156,8 @@ function handlerZodErrorsOption(value: HandlerZodErrors | undefined): HandlerZod
 export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptions {
   const maxBodySize = options.maxBodySize ?? 1024 * 1024;
   if (!Number.isFinite(maxBodySize) || maxBodySize < 0) throw new Error("maxBodySize must be a non-negative number");
-  if (options.openapiVersion !== undefined && options.openapiVersion !== "3" && options.openapiVersion !== "3.1") {
-    throw new Error(`openapiVersion must be "3" or "3.1", got ${JSON.stringify(options.openapiVersion)}`);
+  if (options.openapiVersion !== undefined && !["3", "3.1", "3.2"].includes(options.openapiVersion)) {
+    throw new Error(`openapiVersion must be "3", "3.1" or "3.2", got ${JSON.stringify(options.openapiVersion)}`);
   }
   return {
     base: options.base ? validateBasePath(options.base) : "",

@@ -150,7 +150,7 @@ export class ServedDocument {
           method: entry.method,
           path: toOpenAPIPath(base + entry.path),
           schema: { ...schema, operationId, ...security },
-          negotiates: route.responder.offers !== null,
+          negotiates: route.responder.readsAccept,
         },
       ];
     });

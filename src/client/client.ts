@@ -117,7 +117,7 @@ export function createClient<R>(baseUrl: string, options: ClientOptions = {}): C
     }
     const url = base + fillPath(path, input.param) + queryString(input.query);
     const response = await send(new Request(url, { ...init, method: method.toUpperCase(), headers, body }));
-    const parsed = await readBody(response);
+    const parsed = response.ok ? (readStream(response) ?? (await readBody(response))) : await readBody(response);
     return response.ok || (response.status >= 300 && response.status < 400)
       ? { ok: true, status: response.status, data: parsed, response }
       : { ok: false, status: response.status, error: parsed, response };
@@ -176,6 +176,119 @@ function cookieHeader(cookies: Record<string, unknown>): string {
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name}=${encodeURIComponent(scalar(value))}`)
     .join("; ");
+}
+
+/**
+ * A streamed answer's items as they arrive: Server-Sent Events as `{ data, event?, id?, retry? }` with
+ * `data` parsed from JSON, JSON Lines one value per line. The stream's last `error` event (or error
+ * line) is thrown as a {@link StreamError}; leaving the loop early cancels the response. Undefined when
+ * the answer is not a stream.
+ */
+function readStream(response: Response): AsyncIterableIterator<unknown> | undefined {
+  const type = (response.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  if (!response.body) return undefined;
+  if (type === "text/event-stream") return events(lines(response.body));
+  if (type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines") {
+    return jsonLines(lines(response.body));
+  }
+  return undefined;
+}
+
+/** The body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is released on exit. */
+async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      pending += decoder.decode(value, { stream: true });
+      let end = pending.search(/\r\n|\r|\n/);
+      while (end >= 0) {
+        const width = pending.startsWith("\r\n", end) ? 2 : 1;
+        // A CR at the very end may be the first half of a CR LF still to come.
+        if (pending[end] === "\r" && width === 1 && end === pending.length - 1) break;
+        yield pending.slice(0, end);
+        pending = pending.slice(end + width);
+        end = pending.search(/\r\n|\r|\n/);
+      }
+    }
+    pending += decoder.decode();
+    if (pending !== "") yield pending;
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** Server-Sent Events read from their lines, as the HTML standard parses them. */
+async function* events(source: AsyncGenerator<string>): AsyncGenerator<unknown> {
+  let data: string[] = [];
+  let fields: { event?: string; id?: string; retry?: number } = {};
+  for await (const line of source) {
+    if (line === "") {
+      if (data.length > 0) {
+        const event = { data: parseData(data.join("\n")), ...fields };
+        if (event.event === "error") throw new StreamError(event.data);
+        yield event;
+      }
+      data = [];
+      fields = {};
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (name === "data") data.push(value);
+    else if (name === "event") fields.event = value;
+    else if (name === "id") fields.id = value;
+    else if (name === "retry" && /^\d+$/.test(value)) fields.retry = Number(value);
+  }
+}
+
+/** JSON Lines: one value per non-empty line; an error body (the stream failed part-way) is thrown. */
+async function* jsonLines(source: AsyncGenerator<string>): AsyncGenerator<unknown> {
+  for await (const line of source) {
+    if (line.trim() === "") continue;
+    const item = JSON.parse(line);
+    if (isErrorBody(item)) throw new StreamError(item);
+    yield item;
+  }
+}
+
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** specroute's error envelope, or an RFC 9457 problem with its `errors`: what a failing stream ends with. */
+function isErrorBody(item: unknown): boolean {
+  if (typeof item !== "object" || item === null) return false;
+  const body = item as { success?: unknown; errors?: unknown; type?: unknown; status?: unknown };
+  return (
+    Array.isArray(body.errors) &&
+    (body.success === false || (typeof body.type === "string" && typeof body.status === "number"))
+  );
+}
+
+/**
+ * A streamed answer that failed part-way: the server ended it with an error event or line. `body` is
+ * that error body, in the server's error format.
+ *
+ * @example
+ * try { for await (const event of result.data) show(event.data); }
+ * catch (err) { if (err instanceof StreamError) console.log(err.body); }
+ */
+export class StreamError extends Error {
+  constructor(readonly body: unknown) {
+    const first = (body as { errors?: Array<{ message?: unknown }> } | null)?.errors?.[0]?.message;
+    super(typeof first === "string" ? `The stream failed: ${first}` : "The stream failed");
+    this.name = "StreamError";
+  }
 }
 
 /** The body as JSON when the response says so, as text otherwise; `null` when there is none. */

@@ -363,12 +363,25 @@ type Declared<Rs> = {
 }[keyof Rs];
 
 type DeclaredAnswer<N extends number, Config> = Config extends { content: infer C }
-  ? JsonMediaKey<C> extends infer J extends keyof C
-    ? [J] extends [never]
-      ? { status: N; output: string; format: "text" }
-      : { status: N; output: C[J] extends { schema: infer T } ? Out<ZodPart<T>> : unknown; format: "json" }
+  ? StreamMediaKey<C> extends infer K extends keyof C
+    ? [K] extends [never]
+      ? JsonMediaKey<C> extends infer J extends keyof C
+        ? [J] extends [never]
+          ? { status: N; output: string; format: "text" }
+          : { status: N; output: C[J] extends { schema: infer T } ? Out<ZodPart<T>> : unknown; format: "json" }
+        : never
+      : {
+          status: N;
+          output: AsyncIterableIterator<C[K] extends { itemSchema: infer T } ? Out<ZodPart<T>> : unknown>;
+          format: "stream";
+        }
     : never
   : { status: N; output: null; format: "body" };
+
+/** The media types a client reads as a stream of items (declared with an `itemSchema`). */
+type StreamMediaKey<C> = {
+  [K in keyof C]: C[K] extends { itemSchema: unknown } ? K : never;
+}[keyof C];
 
 type Out<T> = T extends { _zod: { output: infer O } } ? O : unknown;
 

@@ -84,8 +84,20 @@ export interface MediaTypeConfig<Z = z.ZodType> {
   encoding?: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * A streamed response's media type (`text/event-stream`, `application/jsonl`): the schema of one item,
+ * as OpenAPI 3.2's `itemSchema`; `handle()` returns an async iterable of them.
+ */
+export interface StreamMediaTypeConfig<Z = z.ZodType> {
+  itemSchema: Z | PlainSchemaObject;
+  schema?: undefined;
+  example?: unknown;
+  examples?: Record<string, unknown>;
+  encoding?: undefined;
+}
+
 /** Bodies keyed by media type, as `contentJson()` produces. */
-export type ContentObject<Z = z.ZodType> = Partial<Record<string, MediaTypeConfig<Z>>>;
+export type ContentObject<Z = z.ZodType> = Partial<Record<string, MediaTypeConfig<Z> | StreamMediaTypeConfig<Z>>>;
 
 /** `schema.request.body`. */
 export interface RequestBodyConfig<Z = z.ZodType> {

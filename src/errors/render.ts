@@ -75,22 +75,24 @@ export function renderException(err: ApiException, format: ErrorFormat = "envelo
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers["retry-after"] = String(err.retryAfter);
   if (requestId !== undefined) headers["x-request-id"] = requestId;
+  headers["content-type"] = format === "problem" ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE;
+  return new Response(JSON.stringify(exceptionBody(err, format)), { status: err.status, headers });
+}
+
+/**
+ * The body of an error answer in the configured format: what a Response carries, and what a stream
+ * that fails part-way sends as its last event or line.
+ */
+export function exceptionBody(err: ApiException, format: ErrorFormat = "envelope"): Record<string, unknown> {
   const errors = err.buildResponse();
-  let body: string;
-  if (format === "problem") {
-    headers["content-type"] = PROBLEM_CONTENT_TYPE;
-    body = JSON.stringify({
-      type: "about:blank",
-      title: problemTitle(err),
-      status: err.status,
-      detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? err.message : HIDDEN_MESSAGE,
-      errors,
-    });
-  } else {
-    headers["content-type"] = JSON_CONTENT_TYPE;
-    body = JSON.stringify({ success: false, errors, result: {} });
-  }
-  return new Response(body, { status: err.status, headers });
+  if (format !== "problem") return { success: false, errors, result: {} };
+  return {
+    type: "about:blank",
+    title: problemTitle(err),
+    status: err.status,
+    detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? err.message : HIDDEN_MESSAGE,
+    errors,
+  };
 }
 
 /** What kind of error it is: a MultiException (every validation failure) is titled by the errors that set its status. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { streamFormatOf } from "../core/route/stream";
 import type {
   ContentObject,
   OpenAPIRouteSchema,
@@ -37,7 +38,7 @@ interface BuildContext {
 
 const RESPONSE_REF_PREFIX = "#/components/responses/";
 
-const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0" };
+const DOCUMENT_VERSIONS: Record<OpenAPIVersion, string> = { "3": "3.0.3", "3.1": "3.1.0", "3.2": "3.2.0" };
 
 // The only keys a Path Item accepts as operations; anything else (e.g. a router's "all") is not documentable.
 const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
@@ -94,7 +95,7 @@ export function buildDocument(routes: DocumentRoute[], config: DocumentConfig): 
   }
   const webhooks: Record<string, Json> = {};
   // OpenAPI 3.0 has no webhooks: a 3.0 document leaves them out.
-  for (const { method, path: name, ...schema } of config.openapiVersion === "3.1" ? (registered?.webhooks ?? []) : []) {
+  for (const { method, path: name, ...schema } of config.openapiVersion !== "3" ? (registered?.webhooks ?? []) : []) {
     webhooks[name] ??= {};
     webhooks[name][method.toLowerCase()] = buildOperation(schema, ctx, false);
   }
@@ -311,7 +312,10 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, w
       ctx.usesProblemDetails = true;
       continue;
     }
-    const entry: Json = { schema: describeAt(media.schema, io, ctx, `${where}[${JSON.stringify(mediaType)}].schema`) };
+    const at = `${where}[${JSON.stringify(mediaType)}]`;
+    const entry: Json = {};
+    if ("itemSchema" in media) Object.assign(entry, describeStream(mediaType, media.itemSchema, io, ctx, at));
+    else if (media.schema !== undefined) entry.schema = describeAt(media.schema, io, ctx, `${at}.schema`);
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
     const files = isMultipart(mediaType) && isZodSchema(media.schema) ? fileEncodings(media.schema) : {};
@@ -320,6 +324,20 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, w
     result[mediaType] = entry;
   }
   return result;
+}
+
+/**
+ * A streamed media type: OpenAPI 3.2 describes each item (`itemSchema`); 3.0 and 3.1 have no word for
+ * that, so the body is a string and the item's schema goes in the `x-itemSchema` extension.
+ */
+function describeStream(mediaType: string, itemSchema: unknown, io: SchemaIO, ctx: BuildContext, at: string): Json {
+  const item = describeAt(itemSchema, io, ctx, `${at}.itemSchema`);
+  if (ctx.version === "3.2") return { itemSchema: item };
+  const framing = streamFormatOf(mediaType) === "sse" ? "Server-Sent Events" : "JSON Lines";
+  return {
+    schema: { type: "string", description: `${framing}; each item as x-itemSchema describes` },
+    "x-itemSchema": item,
+  };
 }
 
 /** `describeSchema`, its error saying where in the route's schema the schema sits. */

@@ -31,7 +31,9 @@ export function useSchemaConverter(which: SchemaConverter): void {
  * const { schema } = toOpenApiSchema(z.email().optional(), "3.1", "input");
  * // schema: { type: "string", format: "email", pattern: "..." }
  */
-export function toOpenApiSchema(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+export function toOpenApiSchema(schema: z.ZodType, documentVersion: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+  // 3.2 writes schemas as 3.1 does (JSON Schema 2020-12): one conversion serves both.
+  const version = documentVersion === "3.2" ? "3.1" : documentVersion;
   let byKey = cache.get(schema);
   if (!byKey) {
     byKey = new Map();

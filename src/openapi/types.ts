@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 
 /** OpenAPI versions the document can be written in. */
-export type OpenAPIVersion = "3" | "3.1";
+/** "3" writes OpenAPI 3.0.3; "3.2" is 3.1 plus what 3.2 adds (`itemSchema` for streams). */
+export type OpenAPIVersion = "3" | "3.1" | "3.2";
 
 /** One documented operation: the route table entry the document builder reads. */
 export interface DocumentRoute {

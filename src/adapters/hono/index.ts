@@ -5,7 +5,7 @@ import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
-import type { OpenAPIDocument } from "../../openapi/types";
+import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
 import { attachRouter } from "../attached-routers";
 import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, isDerivable, joinPaths, type Mount, type RouterHandler } from "../mount";
@@ -78,7 +78,7 @@ export type HonoOpenAPIRouterType<
   registry: OpenAPIRegistryMerger;
   /** The generated document (cached). */
   readonly schema: OpenAPIDocument;
-  getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
+  getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
   /** Documented routes, in registration order. */
   readonly routeTable: readonly RouteEntry[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */

@@ -4,7 +4,7 @@ import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
-import type { OpenAPIDocument } from "../../openapi/types";
+import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
 import { attachRouter } from "../attached-routers";
 import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripBase } from "../mount";
@@ -58,7 +58,7 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   /** Components added here join the document (chanfana's way to declare security schemes). */
   registry: OpenAPIRegistryMerger;
   readonly schema: OpenAPIDocument;
-  getGeneratedSchema(version?: "3" | "3.1", env?: Record<string, unknown>): OpenAPIDocument;
+  getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
   readonly routeTable: readonly RouteEntry[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
   compile(): IttyOpenAPIRouterType<R, S, F>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MediaTypeConfig } from "../schema-types";
+import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
 import { isZodSchema } from "../zod-introspect";
 
 /**
@@ -63,4 +63,45 @@ function legacyValueToSchema(value: unknown): z.ZodType {
     default:
       return z.unknown();
   }
+}
+
+/**
+ * The schema of one Server-Sent Event whose `data` is `data`: what `contentEventStream` declares.
+ *
+ * @example
+ * const TaskEvent = sseEvent(z.object({ taskId: z.number() }));
+ */
+export function sseEvent<T extends z.ZodType>(data: T) {
+  return z.object({
+    data,
+    event: z.string().optional(),
+    id: z.string().optional(),
+    retry: z.number().int().nonnegative().optional(),
+  });
+}
+
+/**
+ * Declares a response of Server-Sent Events (`text/event-stream`), each `{ data, event?, id?, retry? }`
+ * with `data` typed by the schema; `handle()` returns an async iterable (or is an async generator) of them.
+ *
+ * @example
+ * responses: { "200": { description: "Task changes as they happen", ...contentEventStream(TaskChange) } }
+ */
+export function contentEventStream<T extends z.ZodType>(
+  data: T,
+): { content: { "text/event-stream": StreamMediaTypeConfig<ReturnType<typeof sseEvent<T>>> } } {
+  return { content: { "text/event-stream": { itemSchema: sseEvent(data) } } };
+}
+
+/**
+ * Declares a JSON Lines response (`application/jsonl`): one JSON value per line, each item parsed by
+ * `item`; `handle()` returns an async iterable of them.
+ *
+ * @example
+ * responses: { "200": { description: "Every task, one per line", ...contentJsonLines(Task) } }
+ */
+export function contentJsonLines<T extends z.ZodType>(
+  item: T,
+): { content: { "application/jsonl": StreamMediaTypeConfig<T> } } {
+  return { content: { "application/jsonl": { itemSchema: item } } };
 }

@@ -61,7 +61,7 @@ export function compileRoute({ endpoint, constructed }: PreparedEndpoint, option
     schema,
     method: options.method,
     plan: new RoutePlan(schema, options),
-    responder: new ResponsePlan(schema, options.validateResponse, options.serializers),
+    responder: new ResponsePlan(schema, options.validateResponse, options.serializers, options),
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
     handlerZodErrors: options.handlerZodErrors,

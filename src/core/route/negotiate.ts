@@ -4,12 +4,16 @@
 /** Turns what `handle()` returned into the bytes of one media type. */
 export type Serializer = (data: unknown) => string | Uint8Array;
 
-/** One media type an answer can come in, with what writes it. */
-export interface Offer {
+/** A media type an answer can come in. */
+export interface MediaOffer {
   /** As declared in the response's `content`: the answer's Content-Type. */
   readonly mediaType: string;
   /** Lower-case `type/subtype`. */
   readonly essence: string;
+}
+
+/** One media type data can be written in, with what writes it. */
+export interface Offer extends MediaOffer {
   readonly serialize: Serializer;
 }
 
@@ -31,11 +35,11 @@ const MAX_RANGES = 64;
  * @example
  * negotiate("text/csv;q=0.5, application/json", offers) // the application/json offer
  */
-export function negotiate(accept: string | null, offers: readonly Offer[]): Offer | null {
+export function negotiate<O extends MediaOffer>(accept: string | null, offers: readonly O[]): O | null {
   if (accept === null || accept.trim() === "") return offers[0] ?? null;
   const ranges = parseAccept(accept);
   // A type excluded with q=0 stays excluded even if a wildcard would take it.
-  const refused = (offer: Offer) => ranges.some((range) => range.q === 0 && exactly(range, offer));
+  const refused = (offer: MediaOffer) => ranges.some((range) => range.q === 0 && exactly(range, offer));
   const preferred = ranges.filter((range) => range.q > 0).sort(byPreference);
   for (const range of preferred) {
     const offer = offers.find((candidate) => takes(range, candidate) && !refused(candidate));
@@ -74,12 +78,12 @@ function byPreference(a: Range, b: Range): number {
   return b.q - a.q || specificity(b) - specificity(a) || a.order - b.order;
 }
 
-function takes(range: Range, offer: Offer): boolean {
+function takes(range: Range, offer: MediaOffer): boolean {
   const [type, subtype] = offer.essence.split("/");
   if (range.type === "*") return true;
   return range.type === type && (range.subtype === "*" || range.subtype === subtype);
 }
 
-function exactly(range: Range, offer: Offer): boolean {
+function exactly(range: Range, offer: MediaOffer): boolean {
   return `${range.type}/${range.subtype}` === offer.essence;
 }

@@ -96,8 +96,8 @@ function respond(
   if (validate) return validateAndRespond(route, ctx, incoming, result, deliver);
   try {
     // Only a route that offers several formats reads Accept.
-    const accept = route.responder.offers === null ? null : incoming.header("accept");
-    return route.responder.toResponse(result, accept);
+    const accept = route.responder.readsAccept ? incoming.header("accept") : null;
+    return route.responder.toResponse(result, accept, incoming.request);
   } catch (thrown) {
     return fail(route, ctx, incoming, thrown, false, deliver);
   }

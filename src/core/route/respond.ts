@@ -1,10 +1,19 @@
 import type { z } from "zod";
 import { NotAcceptableException } from "../../errors/exceptions";
-import { JSON_CONTENT_TYPE } from "../../errors/render";
+import {
+  type ErrorFormat,
+  exceptionBody,
+  type HandlerZodErrors,
+  JSON_CONTENT_TYPE,
+  toApiException,
+} from "../../errors/render";
+import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import { essenceOf, isJsonEssence } from "../request/body-plan";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import { isZodSchema } from "../zod-introspect";
+import { toJsonText } from "./json-text";
 import { negotiate, type Offer, type Serializer } from "./negotiate";
+import { isAsyncIterable, type StreamOffer, streamOffersOf, streamResponse } from "./stream";
 
 /**
  * Turns what `handle` returned into a Response, and checks it against the declared response schemas;
@@ -20,11 +29,16 @@ export class ResponsePlan {
    * one that is not JSON) and the router can write them: the request's `Accept` chooses. Null: JSON.
    */
   readonly offers: readonly Offer[] | null;
+  /** The streamed media types (`text/event-stream`, JSON Lines) the 200 declares, for an async iterable result. */
+  readonly streams: readonly StreamOffer[];
+  /** Whether an answer depends on the request's `Accept`: several formats to choose from. */
+  readonly readsAccept: boolean;
 
   constructor(
     schema: OpenAPIRouteSchema,
     validateResponse: boolean,
     serializers: Readonly<Record<string, Serializer>> = {},
+    private readonly failing: StreamFailureOptions = DEFAULT_FAILING,
   ) {
     this.validates = validateResponse;
     const schemas = new Map<string, z.ZodType>();
@@ -37,7 +51,13 @@ export class ResponsePlan {
       if (body) schemas.set(status, body);
     }
     this.schemas = schemas;
-    this.offers = offersOf(Object.keys(schema.responses?.["200"]?.content ?? {}), serializers);
+    this.streams = streamOffersOf(schema.responses?.["200"]?.content);
+    const ok = schema.responses?.["200"]?.content;
+    this.offers = offersOf(
+      Object.keys(ok ?? {}).filter((mediaType) => !this.streams.some((stream) => stream.mediaType === mediaType)),
+      serializers,
+    );
+    this.readsAccept = this.offers !== null || this.streams.length > 1;
   }
 
   /** The JSON schema declared for `status`, else the `default` response's. */
@@ -50,7 +70,8 @@ export class ResponsePlan {
    * the 200 one. Anything else, or without a zod schema, passes unchanged; a mismatch throws the ZodError.
    */
   async validate(result: unknown): Promise<unknown> {
-    if (result === null || typeof result !== "object") return result;
+    // A stream's items are checked one by one as they are written.
+    if (result === null || typeof result !== "object" || isAsyncIterable(result)) return result;
     if (!(result instanceof Response)) {
       const schema = this.responseSchema(200);
       return schema ? schema.parseAsync(result) : result;
@@ -62,7 +83,7 @@ export class ResponsePlan {
     const headers = new Headers(result.headers);
     headers.delete("content-length");
     headers.delete("transfer-encoding");
-    return new Response(stringify(body), { status: result.status, statusText: result.statusText, headers });
+    return new Response(toJsonText(body), { status: result.status, statusText: result.statusText, headers });
   }
 
   /**
@@ -70,9 +91,10 @@ export class ResponsePlan {
    * where the 200 offers several media types, the one `accept` (the request's header) prefers (406 when
    * it takes none).
    */
-  toResponse(result: unknown, accept: string | null = null): Response {
+  toResponse(result: unknown, accept: string | null = null, request?: Request): Response {
     if (result instanceof Response) return result;
     if (result === undefined) return new Response(null, { status: 204 });
+    if (isAsyncIterable(result)) return this.toStream(result, accept, request);
     if (typeof result === "string") {
       return new Response(result, { status: 200, headers: { "content-type": "text/plain;charset=UTF-8" } });
     }
@@ -89,7 +111,52 @@ export class ResponsePlan {
       headers: { "content-type": chosen.mediaType, vary: "Accept" },
     });
   }
+
+  private toStream(items: AsyncIterable<unknown>, accept: string | null, request: Request | undefined): Response {
+    if (this.streams.length === 0) {
+      throw new TypeError(
+        "handle() returned an async iterable, but the route's 200 declares no text/event-stream or application/jsonl content to stream it as",
+      );
+    }
+    const chosen = negotiate(accept, this.streams);
+    if (chosen === null) {
+      throw new NotAcceptableException(
+        `This answer streams as ${this.streams.map((offer) => offer.mediaType).join(" or ")}: send an Accept header that takes one`,
+      );
+    }
+    const response = streamResponse(items, chosen, this.validates, (thrown) => this.failureBody(thrown, request));
+    if (this.streams.length > 1) response.headers.set("vary", "Accept");
+    return response;
+  }
+
+  /**
+   * The error body a stream that fails part-way ends with, in the route's error format. Its headers are
+   * long sent, so a hidden failure's request id goes to the log only.
+   */
+  private failureBody(thrown: unknown, request: Request | undefined): unknown {
+    const { errorFormat, handlerZodErrors, label } = this.failing;
+    const exception = toApiException(thrown, handlerZodErrors);
+    if (needsRequestId(exception)) {
+      const requestId = requestIdFor(request);
+      console.error(`[specroute] ${exception.status} while streaming ${label}, request id ${requestId}:`, thrown);
+    }
+    return exceptionBody(exception, errorFormat);
+  }
 }
+
+/** How a route reports a stream that fails part-way: fixed when it is compiled. */
+export interface StreamFailureOptions {
+  readonly errorFormat: ErrorFormat;
+  readonly handlerZodErrors: HandlerZodErrors;
+  /** The route's name in the log. */
+  readonly label: string;
+}
+
+const DEFAULT_FAILING: StreamFailureOptions = {
+  errorFormat: "envelope",
+  handlerZodErrors: "validation",
+  label: "a route",
+};
 
 /**
  * What data can be written as for the 200's declared media types: JSON ones by the framework, others by
@@ -101,14 +168,14 @@ function offersOf(mediaTypes: string[], serializers: Readonly<Record<string, Ser
   for (const mediaType of mediaTypes) {
     const essence = essenceOf(mediaType);
     const serialize = isJsonEssence(essence)
-      ? stringify
+      ? toJsonText
       : Object.hasOwn(serializers, essence)
         ? serializers[essence]
         : undefined;
     if (serialize) offers.push({ mediaType, essence, serialize });
   }
   // JSON in any of its spellings is written as today: negotiation starts where another format is offered.
-  if (offers.every((offer) => offer.serialize === stringify)) return null;
+  if (offers.every((offer) => offer.serialize === toJsonText)) return null;
   return offers;
 }
 
@@ -130,7 +197,7 @@ export function jsonResp(data: unknown, params?: ResponseInit): Response {
   }
   // A spread init is slow to build; it is needed only for members beyond these (statusText, Workers' cf, ...).
   const init = onlyStatusAndHeaders(params) ? { status, headers } : { ...params, status, headers };
-  return new Response(stringify(data), init);
+  return new Response(toJsonText(data), init);
 }
 
 function onlyStatusAndHeaders(params: ResponseInit): boolean {
@@ -147,14 +214,5 @@ const JSON_200: ResponseInit = Object.freeze({
 /** A JSON response; bigint values are written as strings rather than failing the request. */
 export function jsonResponse(data: unknown, status: number): Response {
   const init = status === 200 ? JSON_200 : { status, headers: { "content-type": JSON_CONTENT_TYPE } };
-  return new Response(stringify(data), init);
-}
-
-function stringify(data: unknown): string {
-  try {
-    return JSON.stringify(data);
-  } catch (err) {
-    if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
-    return JSON.stringify(data, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
-  }
+  return new Response(toJsonText(data), init);
 }

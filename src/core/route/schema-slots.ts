@@ -51,9 +51,11 @@ function checkContent(content: unknown, where: string): void {
     if (typeof media !== "object" || media === null) {
       throw new Error(`${at} is ${describe(media)}: give a Media Type Object ({ schema })`);
     }
-    const value: unknown = (media as { schema?: unknown }).schema;
-    if (value === undefined || isZodSchema(value) || isSchemaObject(value)) continue;
-    throw new Error(`${at}.schema is ${describe(value)}: give a zod schema or a JSON Schema object`);
+    for (const key of ["schema", "itemSchema"] as const) {
+      const value: unknown = (media as Record<string, unknown>)[key];
+      if (value === undefined || isZodSchema(value) || isSchemaObject(value)) continue;
+      throw new Error(`${at}.${key} is ${describe(value)}: give a zod schema or a JSON Schema object`);
+    }
   }
 }
 
