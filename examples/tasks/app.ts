@@ -12,6 +12,7 @@ import {
   ListAttachments,
   ListProjects,
   ListTasks,
+  ProjectEvents,
   TaskStats,
   UpdateProject,
   UpdateTask,
@@ -58,6 +59,7 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
     .route("/projects/:projectId/tasks", tasks)
     .post("/projects/:projectId/attachments", UploadAttachment)
     .get("/projects/:projectId/attachments", ListAttachments)
+    .get("/projects/:projectId/events", ProjectEvents)
     .get("/stats", TaskStats);
   // The same operations as MCP tools at /mcp, but the multipart upload (a tool's arguments are JSON); a tool
   // call runs its route as an HTTP request does, so writes need the same X-API-Key (docs/mcp.md).

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import {
   apiKeyAuth,
   ConflictException,
+  contentEventStream,
   contentJson,
   contentMultipart,
   fileField,
@@ -16,6 +17,7 @@ import {
   toSqlDriver,
 } from "specroute";
 import { z } from "zod";
+import { TaskChange, taskChanges } from "./events";
 import { Attachment, NewProject, NewTask, projectModel, taskModel } from "./models";
 
 /** The environment: DB is a D1 binding on Workers, a better-sqlite3 or pg driver on Node (see database.ts). */
@@ -117,6 +119,11 @@ export class CreateTask extends SqlCreateEndpoint {
       }
     }
   }
+
+  async after(task: TaskChange["task"]) {
+    taskChanges.publish(task.projectId, { type: "created", task });
+    return task;
+  }
 }
 
 export class ListTasks extends SqlListEndpoint {
@@ -146,6 +153,11 @@ export class UpdateTask extends SqlUpdateEndpoint {
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
   schema = { summary: "Change a task", auth: writeKey };
+
+  async after(task: TaskChange["task"]) {
+    taskChanges.publish(task.projectId, { type: "updated", task });
+    return task;
+  }
 }
 
 export class DeleteTask extends SqlDeleteEndpoint {
@@ -154,9 +166,45 @@ export class DeleteTask extends SqlDeleteEndpoint {
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
   schema = { summary: "Delete a task", auth: writeKey };
+
+  async after(task: TaskChange["task"]) {
+    taskChanges.publish(task.projectId, { type: "deleted", task });
+    return task;
+  }
 }
 
 const ProjectPath = z.object({ projectId: z.number().int() });
+
+/**
+ * A stream: one Server-Sent Event per task created, changed or deleted in the project, for as long as
+ * the client listens. The event's name is the change's type, its id the task's.
+ */
+export class ProjectEvents extends OpenAPIRoute {
+  schema = {
+    tags: ["tasks"],
+    summary: "Listen to a project's task changes",
+    request: { params: ProjectPath },
+    responses: {
+      "200": { description: "One event per change to a task of the project", ...contentEventStream(TaskChange) },
+      ...NotFoundException.schema(),
+    },
+  };
+
+  async handle(c: AppContext) {
+    const { params } = await this.getValidatedData<typeof this.schema>();
+    const db = toSqlDriver(c.env.DB);
+    const [project] = await db.query(`SELECT id FROM projects WHERE id = ${db.dialect.placeholder(1)}`, [
+      params.projectId,
+    ]);
+    if (!project) throw new NotFoundException("No such project");
+    // The subscription itself is the stream: a client that goes away ends it at once (events.ts).
+    return taskChanges.subscribe(params.projectId, (change) => ({
+      event: change.type,
+      id: `${change.task.projectId}/${change.task.id}`,
+      data: change,
+    }));
+  }
+}
 
 /** Largest accepted attachment: 256 KiB. */
 export const MAX_ATTACHMENT_SIZE = 256 * 1024;

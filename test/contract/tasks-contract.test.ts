@@ -112,6 +112,13 @@ function callsFor(method: string, template: string, operation: Operation): Call[
 /** The violations of one answer against the document: an unlisted status, or a body its schema refuses. */
 async function violations(doc: Doc, method: string, template: string, response: Response): Promise<string[]> {
   const operation = doc.paths[template]![method]!;
+  const type = response.headers.get("content-type") ?? "";
+  if (type.startsWith("text/event-stream")) {
+    // A stream that stays open: its answer is listed with this media type, and its items wait for changes.
+    await response.body?.cancel();
+    const declared = resolvedResponse(doc, operation.responses[String(response.status)]);
+    return declared?.content?.["text/event-stream"] ? [] : [`${response.status} ${type} is not listed`];
+  }
   const text = await response.text();
   const body = text === "" ? undefined : JSON.parse(text);
   // openapi-response-validator reads response objects inline: follow the document's `components.responses` refs.
