@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { essenceOf, isJsonEssence } from "../core/request/body-plan";
+import { streamFormatOf } from "../core/route/stream";
 import type { OpenAPIDocument } from "../openapi/types";
 import { type Json, resolve, StandaloneSchemas } from "./references";
 
@@ -98,7 +99,7 @@ function exposure(described: McpOperation, expose: McpExpose | undefined): Expos
 
 /**
  * Why an operation cannot be a tool, if it cannot: a body only in another media type than JSON (a
- * multipart upload) cannot come from JSON arguments, and an event stream is not one answer.
+ * multipart upload) cannot come from JSON arguments, and a stream (SSE, JSON Lines) is not one answer.
  */
 function unfitness(doc: OpenAPIDocument, operation: Json): string | undefined {
   const requestBody = resolve(doc, operation.requestBody) as Json | undefined;
@@ -107,9 +108,9 @@ function unfitness(doc: OpenAPIDocument, operation: Json): string | undefined {
     return `takes its body as ${types || "nothing declared"}, and a tool's arguments are JSON`;
   }
   for (const [status, raw] of Object.entries((operation.responses as Json | undefined) ?? {})) {
-    const types = Object.keys(((resolve(doc, raw) as Json).content as Json | undefined) ?? {}).map(essenceOf);
-    if (/^2/.test(status) && types.length > 0 && types.every((type) => type === "text/event-stream")) {
-      return "answers an event stream, and a tool call has one answer";
+    const types = Object.keys(((resolve(doc, raw) as Json).content as Json | undefined) ?? {});
+    if (/^2/.test(status) && types.length > 0 && types.every((type) => streamFormatOf(type) !== undefined)) {
+      return `answers a stream (${types.join(", ")}), and a tool call has one answer`;
     }
   }
   return undefined;

@@ -2,7 +2,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
-import { bearerAuth, contentJson, contentMultipart, fileField, fromHono, OpenAPIRoute } from "specroute";
+import {
+  bearerAuth,
+  contentJson,
+  contentJsonLines,
+  contentMultipart,
+  fileField,
+  fromHono,
+  OpenAPIRoute,
+} from "specroute";
 import { serveMcp } from "specroute/mcp";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -189,8 +197,23 @@ describe("serveMcp options", () => {
     const other = new Hono();
     serveMcp(fromHono(other).get("/listen", MarkedListen));
     await expect((await clientOf(other, "http://localhost/mcp")).listTools()).rejects.toThrow(
-      /GET \/listen is marked "x-mcp": true but answers an event stream/,
+      /GET \/listen is marked "x-mcp": true but answers a stream \(text\/event-stream\)/,
     );
+  });
+
+  it("leaves out a JSON Lines stream declared with contentJsonLines", async () => {
+    class Lines extends OpenAPIRoute {
+      schema = {
+        tags: ["greetings"],
+        responses: { "200": { description: "Lines", ...contentJsonLines(z.object({ n: z.number() })) } },
+      };
+      async *handle() {
+        yield { n: 1 };
+      }
+    }
+    const app = new Hono();
+    serveMcp(fromHono(app).get("/hello", Hello).get("/lines", Lines), { expose: { tags: ["greetings"] } });
+    expect(await names(await clientOf(app, "http://localhost/mcp"))).toEqual(["get_Hello"]);
   });
 
   it("takes only a specroute router", () => {
