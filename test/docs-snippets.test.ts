@@ -20,6 +20,7 @@ const outDir = join(root, ".artifacts", "snippets");
 const run = promisify(execFile);
 
 interface Snippet {
+  /** `<file>/<position>`, e.g. `docs-getting-started-md/2`: each file's snippets share a directory. */
   name: string;
   code: string;
 }
@@ -31,7 +32,7 @@ function snippets(): Snippet[] {
   );
   return files.flatMap((file) =>
     [...readFileSync(join(root, file), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
-      name: `${file.replace(/[^A-Za-z0-9]+/g, "-")}${index + 1}`,
+      name: `${file.replace(/[^A-Za-z0-9]+/g, "-")}/${index + 1}`,
       code: match[1]!,
     })),
   );
@@ -40,12 +41,41 @@ function snippets(): Snippet[] {
 /** A snippet a module could serve as written: it exports an app (or a Workers-style `{ fetch }`) as its default. */
 const isRunnable = (snippet: Snippet) => /^export default /m.test(snippet.code);
 
-/** Writes each snippet to `<dir>/<name>.ts`, and the module the getting-started page imports as "./search-tasks". */
+/** What `code` imports by name from a sibling module (`import { A, type B } from "./x"`). */
+function siblingImports(code: string): Array<{ module: string; names: string[] }> {
+  return [...code.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+["']\.\/([\w-]+)["']/gm)].map(
+    ([, list, module]) => ({
+      module: module!,
+      names: list!.split(",").map((item) =>
+        item
+          .replace(/\btype\s+/, "")
+          .replace(/\s+as\s+\w+/, "")
+          .trim(),
+      ),
+    }),
+  );
+}
+
+const exportsName = (code: string, name: string) =>
+  new RegExp(`^export (?:abstract |async )*(?:class|const|let|function|type|interface) ${name}\\b`, "m").test(code);
+
+/**
+ * Writes each snippet to `<dir>/<name>.ts`. A snippet importing `{ A } from "./x"` gets, as `x.ts` beside
+ * it, the snippet of the same page that exports `A` (getting-started's "./search-tasks").
+ */
 function writeSnippets(dir: string, all: Snippet[]): void {
-  mkdirSync(dir, { recursive: true });
-  for (const { name, code } of all) writeFileSync(join(dir, `${name}.ts`), code);
-  const searchTasks = all.find((snippet) => snippet.code.includes("export class SearchTasks"));
-  if (searchTasks) writeFileSync(join(dir, "search-tasks.ts"), searchTasks.code);
+  for (const { name, code } of all) {
+    const page = dirname(name);
+    mkdirSync(join(dir, page), { recursive: true });
+    writeFileSync(join(dir, `${name}.ts`), code);
+    for (const { module, names } of siblingImports(code)) {
+      const provider = all.find(
+        (other) =>
+          dirname(other.name) === page && other.name !== name && names.every((id) => exportsName(other.code, id)),
+      );
+      if (provider) writeFileSync(join(dir, page, `${module}.ts`), provider.code);
+    }
+  }
 }
 
 /**
