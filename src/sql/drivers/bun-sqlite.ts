@@ -1,0 +1,31 @@
+import type { SqlDriver } from "../driver";
+import { syncSqliteDriver } from "./sync-sqlite";
+
+/** The part of a `bun:sqlite` `Database` this driver uses (typed here, so nothing imports `bun:sqlite`). */
+export interface BunSqliteDatabase {
+  prepare(sql: string): {
+    all(...params: any[]): unknown[];
+    run(...params: any[]): { changes: number; lastInsertRowid: number | bigint };
+  };
+  close(): unknown;
+}
+
+/**
+ * Driver over a `Database` from `bun:sqlite`, Bun's built-in SQLite. `transaction()` runs
+ * `BEGIN IMMEDIATE … COMMIT` on the one connection; while it runs, statements from other requests
+ * wait, so none lands inside it.
+ *
+ * @example
+ * import { Database } from "bun:sqlite"
+ * const driver = bunSqliteDriver(new Database("app.db"))
+ */
+export function bunSqliteDriver(db: BunSqliteDatabase): SqlDriver {
+  return syncSqliteDriver({
+    prepare(sql) {
+      const statement = db.prepare(sql);
+      // `all()` runs any statement, answering no rows for one that returns none.
+      return { rows: (values) => statement.all(...values), run: (values) => statement.run(...values) };
+    },
+    close: () => db.close(),
+  });
+}
