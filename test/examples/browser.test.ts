@@ -132,7 +132,7 @@ describe.skipIf(!haveChromium)("docs pages in a real browser (headless Chromium)
   it("renders every operation in Swagger UI and creates a project with Try it out", async () => {
     await openSwaggerUi();
     const operations = await page.locator(".opblock").count();
-    expect(operations).toBe(13);
+    expect(operations).toBe(14);
     expect(await page.locator(".opblock-summary-path").allInnerTexts()).toContain("/projects/{projectId}/tasks/{id}");
 
     const operation = page.locator("#operations-projects-post_CreateProject");

@@ -93,6 +93,7 @@ describe("the tasks example on Node (app.request)", () => {
       "/projects/{projectId}/tasks",
       "/projects/{projectId}/tasks/{id}",
       "/projects/{projectId}/attachments",
+      "/projects/{projectId}/events",
       "/stats",
     ]);
     expect(served.paths["/projects"].post.security).toEqual([{ apiKey: [] }]);
