@@ -164,12 +164,12 @@ export type {
 } from "./openapi/types";
 export {
   type BetterSqlite3Database,
+  type BunSqliteDatabase,
   betterSqlite3Driver,
   buildOrderByClause,
   buildPrimaryKeyFilters,
   buildSafeFilters,
   buildWhereClause,
-  type BunSqliteDatabase,
   bunSqliteDriver,
   type D1DatabaseLike,
   DatabaseError,
