@@ -1,6 +1,7 @@
 import type { FilterCondition } from "../endpoints/types";
 import { containsPattern, type Dialect } from "./dialect";
 import { InvalidValueError } from "./errors";
+import { type Condition, filterCondition } from "./plan";
 
 /** Text search over some columns: a row matches when any of them contains `term`, ignoring ASCII case. */
 export interface SearchClause {
@@ -37,34 +38,32 @@ export class StatementBuilder {
 
   /** One filter condition; `encode` prepares each value for binding. */
   condition(condition: FilterCondition, encode: (value: unknown) => unknown): string {
-    const column = this.id(condition.field);
-    const { value } = condition;
-    switch (condition.operator) {
-      case "EQ":
-        return value === null ? `${column} IS NULL` : `${column} = ${this.bind(encode(value))}`;
-      case "NE":
-        return value === null ? `${column} IS NOT NULL` : `${column} <> ${this.bind(encode(value))}`;
-      case "GT":
-        return `${column} > ${this.bind(encode(value))}`;
-      case "GTE":
-        return `${column} >= ${this.bind(encode(value))}`;
-      case "LT":
-        return `${column} < ${this.bind(encode(value))}`;
-      case "LTE":
-        return `${column} <= ${this.bind(encode(value))}`;
-      case "IN": {
-        const values = Array.isArray(value) ? value : [value];
-        // `IN ()` is a syntax error everywhere: an empty list matches nothing.
-        if (values.length === 0) return "1 = 0";
-        return `${column} IN (${values.map((item) => this.bind(encode(item))).join(", ")})`;
+    return this.render(filterCondition(condition), encode);
+  }
+
+  /** A planned condition as SQL text, its values bound in the order they appear; `encode` prepares each. */
+  render(condition: Condition, encode: (value: unknown) => unknown): string {
+    switch (condition.kind) {
+      case "compare":
+        return `${this.id(condition.column)} ${condition.operator} ${this.bind(encode(condition.value))}`;
+      case "in":
+        return `${this.id(condition.column)} IN (${condition.values.map((item) => this.bind(encode(item))).join(", ")})`;
+      case "null":
+        return `${this.id(condition.column)} ${condition.isNull ? "IS NULL" : "IS NOT NULL"}`;
+      case "contains":
+        return this.search({ columns: condition.columns, term: condition.term });
+      case "row": {
+        const bound = condition.values.map((value) => this.bind(encode(value)));
+        const quoted = condition.columns.map((name) => this.id(name));
+        return quoted.length === 1
+          ? `${quoted[0]} ${condition.operator} ${bound[0]}`
+          : `(${quoted.join(", ")}) ${condition.operator} (${bound.join(", ")})`;
       }
-      case "ISNULL":
-        if (typeof value !== "boolean") throw new InvalidValueError(`${condition.field}__isnull takes true or false`);
-        return value ? `${column} IS NULL` : `${column} IS NOT NULL`;
-      case "LIKE":
-        return this.search({ columns: [condition.field], term: String(value) });
-      default:
-        throw new TypeError(`Unsupported filter operator ${JSON.stringify(condition.operator)}`);
+      case "and":
+      case "or":
+        return `(${condition.parts.map((part) => this.render(part, encode)).join(condition.kind === "and" ? " AND " : " OR ")})`;
+      case "never":
+        return "1 = 0";
     }
   }
 

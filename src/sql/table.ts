@@ -12,6 +12,17 @@ import {
   UniqueViolationError,
 } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
+import {
+  beyondCondition,
+  insertedKey,
+  keysetColumns,
+  keysetOrder,
+  keyValues,
+  type OrderTerm,
+  pageOrder,
+  rereadFilters,
+  unchangedColumns,
+} from "./plan";
 import { type SearchClause, StatementBuilder } from "./statement";
 
 /** A row as stored, with values turned back into the kinds the model's schema declares. */
@@ -209,7 +220,7 @@ export class SqlTable {
       return this.#decode(row!);
     }
     const result = await this.#execute(driver, statement.sql, statement.params);
-    const key = this.#insertedKey(data, result.lastInsertId);
+    const key = insertedKey(this.primaryKeys, data, result.lastInsertId);
     const row = key && (await this.selectOne(driver, key));
     if (!row)
       throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
@@ -225,7 +236,7 @@ export class SqlTable {
   async selectOne(driver: SqlDriver, filters: FilterCondition[]): Promise<SqlRow | null> {
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where(this.#conditions(sql, filters));
-    const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${where} ORDER BY ${this.#keyOrder(sql)} ${driver.dialect.limitOffset(1, 0, sql.bind)}`;
+    const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${where} ORDER BY ${this.#order(sql, pageOrder(this.primaryKeys))} ${driver.dialect.limitOffset(1, 0, sql.bind)}`;
     const [row] = await this.#query(driver, statement, sql.params);
     if (!row) return null;
     const decoded = this.#decode(row);
@@ -270,15 +281,7 @@ export class SqlTable {
     }
     // Re-select by the key as it is now, keeping the narrowing conditions on columns that were not rewritten.
     const written = new Set(assignments.map(([name]) => name));
-    const after: FilterCondition[] = [
-      ...this.primaryKeys.map((field) => ({
-        field,
-        operator: "EQ" as const,
-        value: written.has(field) ? data[field] : key.get(field),
-      })),
-      ...keyFilters.filter((condition) => !this.primaryKeys.includes(condition.field) && !written.has(condition.field)),
-    ];
-    return this.selectOne(driver, after);
+    return this.selectOne(driver, rereadFilters(this.primaryKeys, key, keyFilters, data, written));
   }
 
   /**
@@ -340,16 +343,12 @@ export class SqlTable {
 
     const page = new StatementBuilder(driver.dialect);
     const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${where(page)}`;
-    const order = query.keysetOrder
-      ? this.#keysetOrder(page, query.orderBy?.column, query.orderBy?.direction ?? "asc")
-      : query.orderBy
-        ? [
-            driver.dialect.orderBy(page.id(query.orderBy.column), query.orderBy.direction),
-            this.#keyOrder(page, query.orderBy.column),
-          ]
-            .filter(Boolean)
-            .join(", ")
-        : this.#keyOrder(page);
+    const order = this.#order(
+      page,
+      query.keysetOrder
+        ? keysetOrder(this.primaryKeys, this.#nullable, query.orderBy?.column, query.orderBy?.direction ?? "asc")
+        : pageOrder(this.primaryKeys, query.orderBy),
+    );
     const pageStatement = `${filtered} ORDER BY ${order} ${driver.dialect.limitOffset(query.limit, query.offset, page.bind)}`;
 
     const [rows, totals] = await Promise.all([
@@ -379,12 +378,7 @@ export class SqlTable {
   #unchanged(sql: StatementBuilder, expected: SqlRow | undefined): string[] {
     if (!expected) return [];
     const read = this.#raw?.get(expected) ?? expected;
-    const version = this.versionField;
-    const columns =
-      version !== undefined && read[version] !== undefined
-        ? [version]
-        : this.columns.filter((name) => !this.primaryKeys.includes(name) && read[name] !== undefined);
-    return columns.map((name) => {
+    return unchangedColumns(read, this.columns, this.primaryKeys, this.versionField).map((name) => {
       const value = read[name];
       const column = sql.id(name);
       if (value === null) return `${column} IS NULL`;
@@ -417,68 +411,19 @@ export class SqlTable {
 
     const sql = new StatementBuilder(driver.dialect);
     const conditions = [...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])];
-    if (query.from) conditions.push(this.#beyond(sql, column, travel, query.from.key));
+    if (query.from) {
+      const nullableColumn = column !== undefined && this.#nullable.has(column) ? column : undefined;
+      const beyond = beyondCondition(keysetColumns(this.primaryKeys, column), nullableColumn, travel, query.from.key);
+      conditions.push(sql.render(beyond, encodeValue));
+    }
     const limit =
       driver.dialect.limit?.(query.limit + 1, sql.bind) ?? driver.dialect.limitOffset(query.limit + 1, 0, sql.bind);
-    const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${sql.where(conditions)} ORDER BY ${this.#keysetOrder(sql, column, travel)} ${limit}`;
+    const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${sql.where(conditions)} ORDER BY ${this.#order(sql, keysetOrder(this.primaryKeys, this.#nullable, column, travel))} ${limit}`;
     const rows = (await this.#query(driver, statement, sql.params)).map((row) => this.#decode(row));
     const hasMore = rows.length > query.limit;
     if (hasMore) rows.pop();
     if (backwards) rows.reverse();
     return { rows, hasMore };
-  }
-
-  /** The order column (when given), then the primary key columns not already named. */
-  #keysetColumns(column: string | undefined): string[] {
-    const keys = this.primaryKeys.filter((name) => name !== column);
-    return column === undefined ? keys : [column, ...keys];
-  }
-
-  /** ORDER BY for keyset pages: every key column in one direction, so one index on (order column, key) serves both ways. */
-  #keysetOrder(sql: StatementBuilder, column: string | undefined, direction: "asc" | "desc"): string {
-    return this.#keysetColumns(column)
-      .map((name) => sql.dialect.orderBy(sql.id(name), direction, this.#nullable.has(name)))
-      .join(", ");
-  }
-
-  /**
-   * Rows strictly beyond `key` when walking the order `travel`-wards, NULL being smallest: a row-value
-   * comparison `(a, id) > (?, ?)` (what an index on (a, id) serves), with NULLs of a nullable order column
-   * handled beside it since they compare as unknown.
-   */
-  #beyond(
-    sql: StatementBuilder,
-    column: string | undefined,
-    travel: "asc" | "desc",
-    key: Record<string, unknown>,
-  ): string {
-    const names = this.#keysetColumns(column);
-    const nullableColumn = column !== undefined && this.#nullable.has(column) ? column : undefined;
-    for (const name of names) {
-      if (key[name] === undefined)
-        throw new InvalidValueError(`The position to page from has no ${JSON.stringify(name)}`);
-      if (key[name] === null && name !== nullableColumn) {
-        throw new InvalidValueError(`The position to page from has no value for ${JSON.stringify(name)}`);
-      }
-    }
-    const comparison = travel === "asc" ? ">" : "<";
-    const compare = (columns: string[]) => {
-      if (columns.length === 0) return "1 = 0";
-      const bound = columns.map((name) => sql.bind(encodeValue(key[name])));
-      const quoted = columns.map((name) => sql.id(name));
-      return columns.length === 1
-        ? `${quoted[0]} ${comparison} ${bound[0]}`
-        : `(${quoted.join(", ")}) ${comparison} (${bound.join(", ")})`;
-    };
-    if (nullableColumn === undefined) return compare(names);
-    const orderColumn = sql.id(nullableColumn);
-    if (key[nullableColumn] === null) {
-      // Beyond a NULL: the rest of the NULLs by key, then (ascending) every non-NULL value.
-      const nulls = `(${orderColumn} IS NULL AND ${compare(names.slice(1))})`;
-      return travel === "asc" ? `(${nulls} OR ${orderColumn} IS NOT NULL)` : nulls;
-    }
-    // Beyond a value: NULLs come first, so only a descending walk reaches them.
-    return travel === "asc" ? compare(names) : `(${compare(names)} OR ${orderColumn} IS NULL)`;
   }
 
   #assertColumn(name: string, what: string): void {
@@ -495,12 +440,9 @@ export class SqlTable {
     return this.columns.map((name) => sql.id(name)).join(", ");
   }
 
-  /** Primary key columns ascending, except `skip` (already ordered on). */
-  #keyOrder(sql: StatementBuilder, skip?: string): string {
-    return this.primaryKeys
-      .filter((name) => name !== skip)
-      .map((name) => sql.dialect.orderBy(sql.id(name), "asc"))
-      .join(", ");
+  /** An ORDER BY list in the dialect's words. */
+  #order(sql: StatementBuilder, terms: OrderTerm[]): string {
+    return terms.map((term) => sql.dialect.orderBy(sql.id(term.column), term.direction, term.mayBeNull)).join(", ");
   }
 
   #conditions(sql: StatementBuilder, filters: FilterCondition[]): string[] {
@@ -523,29 +465,8 @@ export class SqlTable {
 
   /** The value of every primary key column from EQ conditions; refuses to go on without all of them. */
   #requireKey(filters: FilterCondition[]): Map<string, unknown> {
-    const key = new Map<string, unknown>();
-    for (const condition of filters) {
-      const isKeyValue = condition.operator === "EQ" && condition.value !== null && condition.value !== undefined;
-      if (isKeyValue && this.primaryKeys.includes(condition.field)) key.set(condition.field, condition.value);
-    }
-    const missing = this.primaryKeys.filter((name) => !key.has(name));
+    const { key, missing } = keyValues(this.primaryKeys, filters);
     if (missing.length > 0) throw new IncompleteKeyError(missing);
-    return key;
-  }
-
-  /** Key conditions of a row just inserted without RETURNING: given values, else the generated id. */
-  #insertedKey(data: Record<string, unknown>, lastInsertId: unknown): FilterCondition[] | null {
-    const key: FilterCondition[] = [];
-    let generatedUsed = false;
-    for (const field of this.primaryKeys) {
-      let value = data[field];
-      if (value === undefined || value === null) {
-        if (generatedUsed || lastInsertId === undefined || lastInsertId === null) return null;
-        value = lastInsertId;
-        generatedUsed = true;
-      }
-      key.push({ field, operator: "EQ", value });
-    }
     return key;
   }
 
