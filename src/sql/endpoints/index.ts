@@ -2,13 +2,13 @@ import type { z } from "zod";
 import type { ResponseConfig } from "../../core/schema-types";
 import { CreateEndpoint } from "../../endpoints/create";
 import { DeleteEndpoint } from "../../endpoints/delete";
-import { DEFAULT_PER_PAGE, ListEndpoint } from "../../endpoints/list";
+import { ListEndpoint } from "../../endpoints/list";
 import { ReadEndpoint } from "../../endpoints/read";
-import type { Filters, ListCursor, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
+import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
 import { UpdateEndpoint } from "../../endpoints/update";
-import { validateOrderDirection } from "../d1-helpers";
 import type { SqlRow } from "../table";
-import { SqlBacked, uniqueConflicts } from "./sql-backed";
+import { listPage } from "./list-page";
+import { createConflicts, SqlBacked, uniqueConflicts } from "./sql-backed";
 
 export { toSqlDriver } from "./sql-backed";
 
@@ -23,13 +23,7 @@ export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /
   CreateEndpoint,
 )<HandleArgs> {
   override conflictResponses(): Record<string, ResponseConfig> {
-    // A primary key the body may carry collides with a stored row as a unique column's value does.
-    const { model, fields } = this.meta;
-    const sentKeys = model.primaryKeys.filter((key) => key in fields.shape && !this.pathKeys.includes(key));
-    return uniqueConflicts(
-      { tableName: model.tableName, unique: [...sentKeys, ...model.unique] },
-      this.constraintsMessages,
-    );
+    return createConflicts(this.meta, this.pathKeys, this.constraintsMessages);
   }
 
   async create(data: Record<string, unknown>): Promise<SqlRow> {
@@ -108,35 +102,10 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* 
   }
 
   async list(filters: ListFilters): Promise<ListResult<SqlRow>> {
-    // Options are keyed by the parameter names in force (chanfana's keys), so custom names work here too.
-    const { options } = filters;
-    const page = Number(options[this.pageFieldName] ?? 1);
-    const per_page = Math.min(Number(options[this.perPageFieldName] ?? DEFAULT_PER_PAGE), this.maxPerPage);
-    const order_by = options[this.orderByFieldName] as string | undefined;
-    const order_by_direction = validateOrderDirection(options[this.orderByDirectionFieldName] as string | undefined);
-    const search = filters.filters.find((condition) => condition.operator === "LIKE");
-    const where = {
-      filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),
-      search: search ? { columns: this.searchFields, term: String(search.value) } : undefined,
-      orderBy: order_by ? { column: order_by, direction: order_by_direction } : undefined,
-    };
-    const cursor = options[this.cursorFieldName] as ListCursor | undefined;
-    if (this.pagination === "cursor" || (this.pagination === "both" && cursor)) {
-      const seek = await this.withTable((table, db) =>
-        table.seek(db, { ...where, limit: per_page, from: cursor && { direction: cursor.direction, key: cursor.key } }),
-      );
-      return { result: seek.rows, hasMore: seek.hasMore, result_info: { per_page } };
-    }
-    const page$ = await this.withTable((table, db) =>
-      table.list(db, {
-        ...where,
-        limit: per_page,
-        // A page far past any table (page=9007199254740991) is an empty page, not an unsafe offset.
-        offset: Math.min((page - 1) * per_page, Number.MAX_SAFE_INTEGER),
-        keysetOrder: this.pagination === "both",
-      }),
-    );
-    return { result: page$.rows, result_info: { page, per_page, total_count: page$.totalCount } };
+    return listPage(this, filters, {
+      seek: (query) => this.withTable((table, db) => table.seek(db, query)),
+      list: (query) => this.withTable((table, db) => table.list(db, query)),
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ResponseConfig } from "../../core/schema-types";
 import type { ModelEndpoint } from "../../endpoints/base";
+import type { ResolvedMeta } from "../../endpoints/meta";
 import type { Logger } from "../../endpoints/types";
 import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
 import { freshException, getD1Binding } from "../d1-helpers";
@@ -56,7 +57,7 @@ export interface SqlBackedMembers {
 type SqlBackedClass = abstract new (...args: any[]) => SqlBackedMembers;
 
 /** The router's bindings (Workers `env`) for a request's handler arguments. */
-function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
+export function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
   return (endpoint.params?.router?.getBindings?.(args) as Record<string, any> | undefined) ?? {};
 }
 
@@ -150,21 +151,40 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
      */
     async withTable<T>(operation: (table: SqlTable, db: SqlDriver) => Promise<T>, write?: string): Promise<T> {
       const { logger } = this;
-      const tableName = this.meta.model.tableName;
-      try {
-        const db = this.database();
-        const result = await operation(this.sqlTable!, logger ? loggingDriver(db, logger, this.constructor.name) : db);
-        if (logger && write) logger.log(`Successfully ${WRITE_LOG[write]} ${tableName}`);
-        return result;
-      } catch (error) {
-        if (logger && !isApiException(error)) {
-          logger.error(`Database error during ${write ?? "query"} ${tableName}: ${causeMessage(error)}`);
-        }
-        throw toHttpError(error, tableName, this.constraintsMessages);
-      }
+      return databaseOperation(
+        { tableName: this.meta.model.tableName, logger, constraintsMessages: this.constraintsMessages },
+        () => {
+          const db = this.database();
+          return operation(this.sqlTable!, logger ? loggingDriver(db, logger, this.constructor.name) : db);
+        },
+        write,
+      );
     }
   }
   return SqlBackedEndpoint;
+}
+
+/**
+ * Runs one database operation of an endpoint, turning database errors into HTTP errors; `write` names
+ * a write ("create", "createMany", "update", "delete") to log on success. Failures are logged at
+ * `error` with the engine's message. The SQL and the Drizzle endpoints share it.
+ */
+export async function databaseOperation<T>(
+  endpoint: { tableName: string; logger?: Logger; constraintsMessages: Record<string, ApiException> },
+  run: () => Promise<T>,
+  write?: string,
+): Promise<T> {
+  const { logger, tableName } = endpoint;
+  try {
+    const result = await run();
+    if (logger && write) logger.log(`Successfully ${WRITE_LOG[write]} ${tableName}`);
+    return result;
+  } catch (error) {
+    if (logger && !isApiException(error)) {
+      logger.error(`Database error during ${write ?? "query"} ${tableName}: ${causeMessage(error)}`);
+    }
+    throw toHttpError(error, tableName, endpoint.constraintsMessages);
+  }
 }
 
 /** The success log lines of chanfana's D1 endpoints, by write. */
@@ -179,6 +199,20 @@ const WRITE_LOG: Record<string, string> = {
 function causeMessage(error: unknown): string {
   const cause = error instanceof DatabaseError ? error.cause : error;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * What a Create answers for duplicates: a primary key the body may carry collides with a stored row as
+ * a value of one of the model's `unique` columns does.
+ */
+export function createConflicts(
+  meta: ResolvedMeta,
+  pathKeys: string[],
+  constraintsMessages: Record<string, ApiException>,
+): Record<string, ResponseConfig> {
+  const { model, fields } = meta;
+  const sentKeys = model.primaryKeys.filter((key) => key in fields.shape && !pathKeys.includes(key));
+  return uniqueConflicts({ tableName: model.tableName, unique: [...sentKeys, ...model.unique] }, constraintsMessages);
 }
 
 /**
