@@ -243,7 +243,7 @@ class MultipartParser {
       if (filename === "" && size === 0) return;
       // Stream chunks are views of plain ArrayBuffers (never shared ones), which is what File takes.
       const parts = chunks as Uint8Array<ArrayBuffer>[];
-      this.entries.push({ name, value: new File(parts, filename, { type: type ?? "application/octet-stream" }) });
+      this.entries.push({ name, value: partFile(parts, filename, type ?? "application/octet-stream") });
     } else {
       try {
         this.entries.push({ name, value: utf8.decode(concatBytes(chunks, size)) });
@@ -346,4 +346,19 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 
 function malformed(message: string): InputValidationException {
   return new InputValidationException(message, ["body"]);
+}
+
+/**
+ * A file part as a `File` whose `type` is the part's Content-Type, as fileField's accepted types are
+ * compared with it: Bun's File adds `;charset=utf-8` to a text type, which would refuse a `text/plain`
+ * upload to a field accepting `text/plain`.
+ */
+function partFile(parts: Uint8Array<ArrayBuffer>[], filename: string, type: string): File {
+  const file = new File(parts, filename, { type });
+  const sent = type.toLowerCase();
+  // Only where the runtime added parameters: a type File refuses (not printable ASCII) stays "".
+  if (file.type !== sent && file.type.startsWith(sent)) {
+    Object.defineProperty(file, "type", { value: sent, enumerable: true });
+  }
+  return file;
 }
