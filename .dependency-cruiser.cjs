@@ -7,6 +7,7 @@
 //   openapi     the document builder;   docs-ui   the docs pages' HTML;   client   typed client (types)
 //   endpoints   the auto CRUD endpoints over a storage-agnostic base
 //   sql         SQL dialects, drivers and the SQL-backed endpoints
+//   drizzle     the auto endpoints over Drizzle tables (specroute/drizzle), the only part that loads drizzle-orm
 //   adapters    Hono and itty-router: registration, mounting, serving, the served document
 //   node        Node-only helpers (specroute/node);   chanfana   chanfana-only names and shims
 //   mcp         the routers' operations as MCP tools (specroute/mcp), the only part that loads the MCP SDK
@@ -30,6 +31,7 @@ const ABOVE_CORE = parts(
   "client",
   "endpoints",
   "sql",
+  "drizzle",
   "adapters",
   "node",
   "chanfana",
@@ -76,44 +78,69 @@ module.exports = {
     layer(
       "openapi-above-core-only",
       "^src/openapi/",
-      parts("docs-ui", "client", "endpoints", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
+      parts("docs-ui", "client", "endpoints", "sql", "drizzle", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "The document builder is a pure function over schemas: no router, no database.",
     ),
     layer("docs-ui-stands-alone", "^src/docs-ui/", "^src/(?!docs-ui/)", "The docs pages are HTML builders only."),
     layer(
       "client-is-types-over-errors",
       "^src/client/",
-      parts("core", "openapi", "docs-ui", "endpoints", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
+      parts(
+        "core",
+        "openapi",
+        "docs-ui",
+        "endpoints",
+        "sql",
+        "drizzle",
+        "adapters",
+        "node",
+        "chanfana",
+        "mcp",
+        "cli",
+        "index",
+      ),
       "The typed client's runtime must not pull server code into a browser bundle.",
     ),
     layer(
       "endpoints-below-storage-and-routers",
       "^src/endpoints/",
-      parts("docs-ui", "client", "sql", "adapters", "node", "chanfana", "mcp", "cli", "index"),
+      parts("docs-ui", "client", "sql", "drizzle", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "Auto endpoints are storage-agnostic and router-agnostic.",
     ),
     layer(
       "sql-below-routers",
       "^src/sql/",
-      parts("docs-ui", "client", "adapters", "node", "chanfana", "mcp", "cli", "index"),
+      parts("docs-ui", "client", "drizzle", "adapters", "node", "chanfana", "mcp", "cli", "index"),
       "SQL endpoints work under any router.",
+    ),
+    layer(
+      "drizzle-beside-sql",
+      "^src/drizzle/",
+      parts("docs-ui", "client", "adapters", "node", "chanfana", "mcp", "cli", "index"),
+      "The Drizzle endpoints share the SQL layer's plans and errors and work under any router.",
+    ),
+    layer(
+      "nothing-imports-drizzle",
+      "^src/(?!drizzle/)",
+      "^src/drizzle/",
+      "Only specroute/drizzle loads drizzle-orm and drizzle-zod: an app that does not use them bundles none of either.",
     ),
     layer(
       "adapters-never-import-endpoints",
       "^src/adapters/",
-      parts("endpoints", "sql", "node", "chanfana", "mcp", "cli", "index"),
+      parts("endpoints", "sql", "drizzle", "node", "chanfana", "mcp", "cli", "index"),
       "Routers register any endpoint; they know no endpoint kind or database.",
     ),
     layer(
       "node-above-adapters",
       "^src/node/",
-      parts("endpoints", "sql", "chanfana", "mcp", "cli", "index"),
+      parts("endpoints", "sql", "drizzle", "chanfana", "mcp", "cli", "index"),
       "specroute/node holds Node helpers beside the routers.",
     ),
     layer(
       "mcp-above-adapters",
       "^src/mcp/",
-      parts("endpoints", "sql", "node", "chanfana", "cli", "index"),
+      parts("endpoints", "sql", "drizzle", "node", "chanfana", "cli", "index"),
       "specroute/mcp serves any router's document as tools and calls routes through the router: no endpoint kind, no database.",
     ),
     layer(

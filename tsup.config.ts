@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup";
 
-const external = ["zod", "hono", "itty-router", "@modelcontextprotocol/sdk"];
+const external = ["zod", "hono", "itty-router", "@modelcontextprotocol/sdk", "drizzle-orm", "drizzle-zod"];
 
 export default defineConfig([
   {
@@ -9,6 +9,7 @@ export default defineConfig([
       node: "src/node/index.ts",
       client: "src/client/index.ts",
       mcp: "src/mcp/index.ts",
+      drizzle: "src/drizzle/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
