@@ -2,6 +2,8 @@ import type { Reporter, TestModule } from "vitest/node";
 
 // Engines as they are named in suite titles, most specific first.
 const ENGINES: Array<[string, RegExp]> = [
+  // Each of these runs a whole runtime (its SQL suite included), on its own SQLite driver.
+  ["runtime matrix (5 runtimes)", /runtimes\/matrix\.test/],
   ["D1 (workerd via Miniflare)", /\bd1\b|workerd/i],
   ["PGlite", /pglite/i],
   ["PostgreSQL", /postgres/i],

@@ -78,7 +78,8 @@ const started: Array<Promise<{ origin: string; close(): Promise<void> }>> = [];
 
 /**
  * The same adapter served over real HTTP on 127.0.0.1 by @hono/node-server, which hands the app the
- * Node request in its environment: what specroute then reads headers and bodies from.
+ * Node request in its environment: what specroute then reads headers and bodies from. Under Bun and
+ * Deno (the runtime matrix), by the runtime's own server instead.
  */
 function overHttp(harness: AdapterHarness): AdapterHarness {
   return {
@@ -119,6 +120,12 @@ export function jsonBody(body: unknown, init: RequestInit = {}): RequestInit {
   };
 }
 
+/** Resolves once `condition()` holds, checking every 10 ms, or after `timeoutMs` (the caller's assertion then fails). */
+export async function eventually(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 /** Validates an OpenAPI document against the official schema of its version; returns the errors. */
 export async function documentErrors(doc: unknown): Promise<unknown> {
   const validator = new Validator();
@@ -140,10 +147,40 @@ export function captureConsoleErrors(): unknown[][] {
   return logged;
 }
 
-/** A real HTTP server on 127.0.0.1 (an ephemeral port) in front of `fetch`, as @hono/node-server serves apps. */
+/** The server `listenOnLoopback` starts on this runtime, for test titles. */
+export const loopbackServer: string =
+  "Bun" in globalThis ? "Bun.serve" : "Deno" in globalThis ? "Deno.serve" : "@hono/node-server";
+
+/**
+ * A real HTTP server on 127.0.0.1 (an ephemeral port) in front of `fetch`: the runtime's own server under
+ * Bun (`Bun.serve`) and Deno (`Deno.serve`), handing the app what each hands it, and @hono/node-server on Node.
+ */
 export function listenOnLoopback(
   fetch: (request: Request, env: any) => Response | Promise<Response>,
 ): Promise<{ origin: string; close(): Promise<void> }> {
+  // Neither global is typed here: the test code is checked against Node's types only.
+  const { Bun, Deno } = globalThis as any;
+  if (Bun) {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request: Request, bun: unknown) => fetch(request, bun),
+    });
+    return Promise.resolve({ origin: `http://127.0.0.1:${server.port}`, close: () => server.stop(true) });
+  }
+  if (Deno) {
+    return new Promise((resolve) => {
+      const server = Deno.serve(
+        {
+          hostname: "127.0.0.1",
+          port: 0,
+          onListen: ({ port }: { port: number }) =>
+            resolve({ origin: `http://127.0.0.1:${port}`, close: () => server.shutdown() }),
+        },
+        (request: Request, info: unknown) => fetch(request, info),
+      );
+    });
+  }
   return new Promise((resolve) => {
     const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
       resolve({

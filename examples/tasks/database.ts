@@ -1,9 +1,16 @@
 // Where the example keeps its data: a SQLite file by default, PostgreSQL when DATABASE_URL says so.
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
 import pg from "pg";
-import { betterSqlite3Driver, pgDriver, type SqlDriver } from "specroute";
+import {
+  type BunSqliteDatabase,
+  betterSqlite3Driver,
+  bunSqliteDriver,
+  nodeSqliteDriver,
+  pgDriver,
+  type SqlDriver,
+} from "specroute";
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from "./migrations";
 
 /** The database the server uses, read from the environment by {@link databaseConfig}. */
@@ -29,7 +36,7 @@ export function databaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
 
 /** The database for a log line, without the password. */
 export function describeDatabase(config: DatabaseConfig): string {
-  if (config.kind === "sqlite") return `SQLite ${config.file}`;
+  if (config.kind === "sqlite") return `SQLite ${config.file} through ${sqliteDriverName()}`;
   const url = new URL(config.url);
   return `PostgreSQL ${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}, pool of ${config.poolSize} per process`;
 }
@@ -42,10 +49,9 @@ export function describeDatabase(config: DatabaseConfig): string {
 export async function migrate(config: DatabaseConfig): Promise<void> {
   if (config.kind === "sqlite") {
     mkdirSync(dirname(config.file), { recursive: true });
-    const sqlite = new Database(config.file);
-    sqlite.pragma("journal_mode = WAL");
-    for (const statement of MIGRATIONS) sqlite.exec(statement);
-    sqlite.close();
+    const sqlite = openSqlite(config.file);
+    for (const statement of MIGRATIONS) await sqlite.execute(statement, []);
+    await sqlite.close!();
     return;
   }
   const client = new pg.Client({ connectionString: config.url });
@@ -76,8 +82,39 @@ export function openDatabase(config: DatabaseConfig): SqlDriver {
     pool.on("error", (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
     return pgDriver(pool);
   }
-  const sqlite = new Database(config.file);
-  sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("foreign_keys = ON");
-  return betterSqlite3Driver(sqlite);
+  return openSqlite(config.file);
+}
+
+/** The SQLite driver this runtime offers, by name: {@link openSqlite} says which one it picks. */
+export function sqliteDriverName(): "bun:sqlite" | "node:sqlite" | "better-sqlite3" {
+  if (process.getBuiltinModule?.("bun:sqlite")) return "bun:sqlite";
+  return process.getBuiltinModule?.("node:sqlite") ? "node:sqlite" : "better-sqlite3";
+}
+
+/**
+ * Opens a SQLite file (WAL journal, foreign keys on) through the runtime's own SQLite: `bun:sqlite` on
+ * Bun, `node:sqlite` on Node 22.5+ and Deno (nothing to build), better-sqlite3 on Node 20, the one
+ * loaded only there.
+ */
+function openSqlite(file: string): SqlDriver {
+  const driver = sqliteDriverName();
+  if (driver === "bun:sqlite") {
+    // Not in Node's types; Bun's Database has the shape the driver reads, and exec().
+    const { Database } = process.getBuiltinModule("bun:sqlite") as {
+      Database: new (file: string) => BunSqliteDatabase & { exec(sql: string): void };
+    };
+    return bunSqliteDriver(withPragmas(new Database(file)));
+  }
+  if (driver === "node:sqlite") {
+    const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
+    return nodeSqliteDriver(withPragmas(new DatabaseSync(file)));
+  }
+  const Database = createRequire(import.meta.url)("better-sqlite3");
+  return betterSqlite3Driver(withPragmas(new Database(file)));
+}
+
+function withPragmas<T extends { exec(sql: string): unknown }>(db: T): T {
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  return db;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contentForm, contentJson, contentMultipart, fileField, OpenAPIRoute } from "../../src";
-import { type AdapterHarness, documentErrors, jsonBody } from "../helpers";
+import { type AdapterHarness, documentErrors, eventually, jsonBody } from "../helpers";
 
 const Avatar = fileField({ maxSize: 1024, types: ["image/png", "image/jpeg"], description: "A small picture" });
 
@@ -170,7 +170,8 @@ export function runFormsSuite(harness: AdapterHarness): void {
         "/profile",
         multipart([
           ["name", "Ada"],
-          ["avatar", png(10, "a.txt", "text/plain")],
+          // Not text/plain: Bun's File reports that type as "text/plain;charset=utf-8".
+          ["avatar", png(10, "a.pdf", "application/pdf")],
         ]),
       );
       expect(response.status).toBe(400);
@@ -178,7 +179,7 @@ export function runFormsSuite(harness: AdapterHarness): void {
         {
           code: 7001,
           path: ["body", "avatar"],
-          message: 'File type "text/plain" is not accepted: expected image/png, image/jpeg',
+          message: 'File type "application/pdf" is not accepted: expected image/png, image/jpeg',
         },
       ]);
     });
@@ -282,7 +283,12 @@ export function runFormsSuite(harness: AdapterHarness): void {
       // Refused mid-stream; over HTTP the loopback socket's buffers take the whole megabyte before the answer.
       if (harness.transport !== "http") expect(pulledAtAnswer).toBeLessThan(100);
       // The rest is read and dropped (1 MB, under the 16 MiB cap), so a client still sending can finish.
-      await expect.poll(() => pulled).toBe(2001);
+      // Bun's fetch stops sending a body once the answer has come, so over HTTP under Bun the count tells
+      // nothing of the server: test/runtimes/matrix.test.ts checks Bun.serve with a raw socket instead.
+      if (harness.transport === "http" && "Bun" in globalThis) return;
+      // Polled by hand: bun test, which runs this suite in the runtime matrix, has no expect.poll.
+      await eventually(() => pulled === 2001);
+      expect(pulled).toBe(2001);
     });
   });
 
