@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { CliError, oneLine } from "./errors";
 import { hideTags } from "./hide-tags";
+import { initCommand, TEMPLATES } from "./init";
 import { loadRouter } from "./load-router";
 import { migrateCommand } from "./migrate";
 import { DOCUMENT_FORMATS, type DocumentFormat, formatForFile, renderDocument, writeDocument } from "./write-document";
@@ -32,6 +33,11 @@ const USAGE_LINE = "specroute openapi <module> [options]";
 
 /** Every command, with the line `specroute --help` gives it. */
 const COMMANDS: ReadonlyArray<{ name: string; usage: string; summary: string }> = [
+  {
+    name: "init",
+    usage: "init <dir>",
+    summary: `write a new project from a template (--template ${TEMPLATES.map((template) => template.name).join(", ")})`,
+  },
   {
     name: "openapi",
     usage: "openapi <module>",
@@ -115,6 +121,10 @@ export async function main(
     }
     if (command === "migrate") {
       await migrateCommand(argv.slice(1), { ...io, cwd });
+      return 0;
+    }
+    if (command === "init") {
+      await initCommand(argv.slice(1), { ...io, cwd });
       return 0;
     }
     const parsed = parseArgs(argv.slice(1));

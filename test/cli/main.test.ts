@@ -165,19 +165,22 @@ describe("specroute openapi", () => {
     const help = await cli("--help");
     expect(help).toMatchObject({ code: 0, stderr: "" });
     const commands = help.stdout.split("Commands:\n")[1]!.split("\n\n")[0]!.split("\n");
-    expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(["openapi", "migrate"]);
+    expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(["init", "openapi", "migrate"]);
     for (const line of commands) expect(line).toMatch(/^ {2}\S+ <\w+> +\w.{20,}$/);
     expect((await cli("-h")).stdout).toBe(help.stdout);
     expect((await cli("openapi", "-h")).stdout).toBe(USAGE);
     expect((await cli("openapi", "--help")).stdout).toBe(USAGE);
     expect((await cli("migrate", "--help")).stdout).toContain("Usage: specroute migrate <dir> [--write]");
+    expect((await cli("init", "--help")).stdout).toContain("Usage: specroute init <dir> --template <name>");
   });
 
   describe("errors", () => {
     it("reports a missing command and module path", async () => {
-      expect(await failure()).toBe("specroute: missing command (commands: openapi, migrate; see specroute --help)\n");
+      expect(await failure()).toBe(
+        "specroute: missing command (commands: init, openapi, migrate; see specroute --help)\n",
+      );
       expect(await failure("serve")).toBe(
-        "specroute: unknown command 'serve' (commands: openapi, migrate; see specroute --help)\n",
+        "specroute: unknown command 'serve' (commands: init, openapi, migrate; see specroute --help)\n",
       );
       expect(await failure("openapi")).toBe(`specroute: missing module path ${USAGE_HINT}\n`);
       expect(await failure("openapi", "a.ts", "b.ts")).toBe(`specroute: unexpected argument 'b.ts' ${USAGE_HINT}\n`);

@@ -1,0 +1,20 @@
+import { Hono } from "hono";
+import { fromHono, type SqlDriver } from "specroute";
+import { Hello } from "./hello";
+import { CreateNote, DeleteNote, GetNote, ListNotes, UpdateNote } from "./notes";
+
+/** What each request's environment holds: the database the note endpoints use. */
+export type Env = { DB: SqlDriver };
+
+export const app = new Hono<{ Bindings: Env }>();
+
+// Also serves the OpenAPI document at /openapi.json and docs pages at /docs, /redocs and /scalar.
+fromHono(app, { schema: { info: { title: "{{name}}", version: "0.1.0" } } })
+  .get("/hello", Hello)
+  .post("/notes", CreateNote)
+  .get("/notes", ListNotes)
+  .get("/notes/:id", GetNote)
+  .patch("/notes/:id", UpdateNote)
+  .delete("/notes/:id", DeleteNote);
+
+export default app;
