@@ -1,19 +1,10 @@
 import { execFile } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installInto, packPackage } from "./packed-package";
 
 const root = join(__dirname, "..");
 const outDir = join(root, ".artifacts", "snippets");
@@ -170,25 +161,8 @@ describe("documentation snippets in an app with the packed package installed", (
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), "specroute-packed-"));
-    const stage = join(tmp, "stage");
-    // The package's files as npm packs them, with a build of its own (the repository's dist/ is left alone).
-    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
-    for (const { path } of JSON.parse(stdout)[0].files as Array<{ path: string }>) {
-      if (!path.startsWith("dist/")) cpSync(join(root, path), join(stage, path), { recursive: true });
-    }
-    await run(join(root, "node_modules", ".bin", "tsup"), ["--out-dir", join(stage, "dist")], { cwd: root });
-    const packed = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], { cwd: stage });
-    const tarball = join(tmp, JSON.parse(packed.stdout)[0].filename);
-
     app = join(tmp, "app");
-    mkdirSync(join(app, "node_modules"), { recursive: true });
-    await run("tar", ["-xzf", tarball, "-C", tmp]);
-    cpSync(join(tmp, "package"), join(app, "node_modules", "specroute"), { recursive: true });
-    for (const name of packagesFor(all)) {
-      const link = join(app, "node_modules", name);
-      mkdirSync(dirname(link), { recursive: true });
-      symlinkSync(join(root, "node_modules", name), link);
-    }
+    installInto(app, await packPackage(tmp), packagesFor(all));
     writeFileSync(join(app, "package.json"), JSON.stringify({ private: true, type: "module" }));
     writeFileSync(
       join(app, "tsconfig.json"),
@@ -231,7 +205,15 @@ describe("documentation snippets in an app with the packed package installed", (
 
   it("packs the files the package names, LICENSE included, without the sources", () => {
     const installed = join(app, "node_modules", "specroute");
-    expect(readdirSync(installed).sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "docs", "package.json"]);
+    expect(readdirSync(installed).sort()).toEqual([
+      "LICENSE",
+      "README.md",
+      "bin",
+      "dist",
+      "docs",
+      "package.json",
+      "templates",
+    ]);
   });
 
   it("all type-check with TypeScript 5.9 and TypeScript 7", async () => {
