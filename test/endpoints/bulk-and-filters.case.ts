@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   DatabaseError,
   type FilterOperatorName,
+  type RouterOptions,
   SqlCreateEndpoint,
   type SqlDriver,
   SqlListEndpoint,
@@ -45,6 +46,17 @@ function ddl(family: Family, table: string): string {
   }
 }
 
+type Abstract = abstract new (...args: any[]) => any;
+
+/**
+ * Endpoints under test other than the SQL ones (the Drizzle endpoints), and how they reach the engine's
+ * database. The storage-level tests (SqlTable, the driver's atomic API) run with the SQL endpoints only.
+ */
+export interface BulkStorage {
+  endpoints(table: string, family: Family): { Create: Abstract; List: Abstract };
+  routerOptions(connection: Connection): RouterOptions;
+}
+
 /** Lets other pending work (a statement sent from outside a transaction) run as far as it can. */
 async function settle(): Promise<void> {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -54,11 +66,12 @@ async function settle(): Promise<void> {
  * Bulk create and typed filters on one engine: SqlTable.insertMany and the driver's atomic API,
  * then the endpoints through each adapter.
  */
-export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[]): void {
+export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[], storage?: BulkStorage): void {
   describe.skipIf(Boolean(engine.skipReason))(`bulk create and filters on ${engine.name}`, () => {
     const table = tableName(engine.name);
     const model = { tableName: table, schema: Person, primaryKeys: ["id"], unique: ["email"] };
     const people = new SqlTable(model);
+    let connection: Connection;
     let driver: SqlDriver;
     let close: () => Promise<void>;
     const quoted = () => driver.dialect.quote(table);
@@ -66,7 +79,8 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
       (await people.list(driver, { filters: [], limit: 1000, offset: 0 })).rows as z.infer<typeof Person>[];
 
     beforeAll(async () => {
-      ({ driver, close } = await engine.connect());
+      connection = await engine.connect();
+      ({ driver, close } = connection);
       await driver.execute(`DROP TABLE IF EXISTS ${quoted()}`, []);
       await driver.execute(ddl(engine.family, table), []);
     });
@@ -79,144 +93,153 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
       await driver.execute(`DELETE FROM ${quoted()}`, []);
     });
 
-    describe("SqlTable.insertMany", () => {
-      it("returns every row as stored, with its generated id and defaults, in the order given", async () => {
-        const rows = await people.insertMany(driver, [
-          { email: "a@x", name: "A" },
-          { email: "b@x", name: "B", score: 7, note: "n" },
-          { email: "c@x", name: "C" },
-        ]);
-        expect(rows.map((row) => row.email)).toEqual(["a@x", "b@x", "c@x"]);
-        expect(rows[1]).toEqual({ id: expect.any(Number), email: "b@x", name: "B", score: 7, note: "n" });
-        expect(rows[0]).toMatchObject({ score: 0, note: null });
-        expect(new Set(rows.map((row) => row.id)).size).toBe(3);
-        // Each returned id is the id the row was stored under.
-        expect(await stored()).toEqual([...rows].sort((a, b) => (a.id as number) - (b.id as number)));
-      });
-
-      it("writes nothing when one row violates a UNIQUE constraint, and says which column", async () => {
-        await people.insert(driver, { email: "taken@x", name: "Existing" });
-        const batch = ["1@x", "2@x", "3@x", "4@x", "taken@x", "6@x"].map((email) => ({ email, name: email }));
-        const error = await people.insertMany(driver, batch).catch((caught: unknown) => caught);
-        expect(error).toBeInstanceOf(UniqueViolationError);
-        expect((error as UniqueViolationError).columns).toEqual(["email"]);
-        expect((await stored()).map((row) => row.email)).toEqual(["taken@x"]);
-        // The table is usable afterwards: no transaction was left open.
-        expect(await people.insertMany(driver, [{ email: "after@x", name: "After" }])).toHaveLength(1);
-      });
-
-      it("writes nothing when two rows of the same call collide", async () => {
-        const error = await people
-          .insertMany(driver, [
-            { email: "same@x", name: "One" },
-            { email: "same@x", name: "Two" },
-          ])
-          .catch((caught: unknown) => caught);
-        expect(error).toBeInstanceOf(UniqueViolationError);
-        expect(await stored()).toEqual([]);
-      });
-
-      it("runs concurrent calls side by side or one after another, each whole", async () => {
-        const batches = [1, 2, 3].map((n) =>
-          people.insertMany(
-            driver,
-            [1, 2, 3].map((i) => ({ email: `b${n}-${i}@x`, name: `B${n}` })),
-          ),
-        );
-        const singles = [1, 2].map((n) => people.insert(driver, { email: `s${n}@x`, name: "S" }));
-        const failing = people.insertMany(driver, [
-          { email: "f1@x", name: "F" },
-          { email: "f1@x", name: "F" },
-        ]);
-        await expect(failing).rejects.toBeInstanceOf(UniqueViolationError);
-        const written = [...(await Promise.all(batches)).flat(), ...(await Promise.all(singles))];
-        expect(written).toHaveLength(11);
-        const rows = await stored();
-        expect(rows.map((row) => row.email).sort()).toEqual(written.map((row) => row.email).sort());
-        expect(new Set(rows.map((row) => row.id)).size).toBe(11);
-      });
-
-      it("refuses, writing nothing, on a driver with neither transaction() nor batch()", async () => {
-        const plain: SqlDriver = { dialect: driver.dialect, query: driver.query, execute: driver.execute };
-        const error = await people.insertMany(plain, [{ email: "a@x", name: "A" }]).catch((caught: unknown) => caught);
-        expect(error).toBeInstanceOf(DatabaseError);
-        expect(await stored()).toEqual([]);
-      });
-
-      it("checks every row against the model before any statement runs", async () => {
-        const error = await people
-          .insertMany(driver, [
-            { email: "ok@x", name: "Ok" },
-            { email: "bad@x", name: "Bad", "name; DROP TABLE x": 1 },
-          ])
-          .catch((caught: unknown) => caught);
-        expect((error as Error).name).toBe("InvalidIdentifierError");
-        expect(await stored()).toEqual([]);
-      });
-    });
-
-    describe("the driver's atomic API", () => {
-      it("offers transaction() or, on D1, batch()", () => {
-        if (engine.name.startsWith("d1")) {
-          expect(driver.transaction).toBeUndefined();
-          expect(typeof driver.batch).toBe("function");
-        } else {
-          expect(typeof driver.transaction).toBe("function");
-        }
-      });
-
-      it.skipIf(engine.name.startsWith("d1"))(
-        "keeps statements sent from outside out of a transaction that rolls back",
-        async () => {
-          let release!: () => void;
-          const gate = new Promise<void>((resolve) => {
-            release = resolve;
-          });
-          const failing = driver.transaction!(async (tx) => {
-            await people.insert(tx, { email: "inside@x", name: "Inside" });
-            await gate;
-            throw new Error("the work failed");
-          });
-          await settle();
-          // Sent while the transaction is open: it must not become part of it.
-          const outside = people.insert(driver, { email: "outside@x", name: "Outside" });
-          await settle();
-          release();
-          await expect(failing).rejects.toThrow("the work failed");
-          await outside;
-          expect((await stored()).map((row) => row.email)).toEqual(["outside@x"]);
-        },
-      );
-
-      it.skipIf(engine.name.startsWith("d1"))("commits what the work wrote and returns its result", async () => {
-        const result = await driver.transaction!(async (tx) => {
-          const row = await people.insert(tx, { email: "kept@x", name: "Kept" });
-          // A nested transaction joins the one running.
-          await tx.transaction!(async (inner) => people.insert(inner, { email: "nested@x", name: "Nested" }));
-          return row.email;
+    // The storage under the SQL endpoints; the Drizzle endpoints' storage is Drizzle's own.
+    if (storage === undefined) {
+      describe("SqlTable.insertMany", () => {
+        it("returns every row as stored, with its generated id and defaults, in the order given", async () => {
+          const rows = await people.insertMany(driver, [
+            { email: "a@x", name: "A" },
+            { email: "b@x", name: "B", score: 7, note: "n" },
+            { email: "c@x", name: "C" },
+          ]);
+          expect(rows.map((row) => row.email)).toEqual(["a@x", "b@x", "c@x"]);
+          expect(rows[1]).toEqual({ id: expect.any(Number), email: "b@x", name: "B", score: 7, note: "n" });
+          expect(rows[0]).toMatchObject({ score: 0, note: null });
+          expect(new Set(rows.map((row) => row.id)).size).toBe(3);
+          // Each returned id is the id the row was stored under.
+          expect(await stored()).toEqual([...rows].sort((a, b) => (a.id as number) - (b.id as number)));
         });
-        expect(result).toBe("kept@x");
-        expect((await stored()).map((row) => row.email).sort()).toEqual(["kept@x", "nested@x"]);
+
+        it("writes nothing when one row violates a UNIQUE constraint, and says which column", async () => {
+          await people.insert(driver, { email: "taken@x", name: "Existing" });
+          const batch = ["1@x", "2@x", "3@x", "4@x", "taken@x", "6@x"].map((email) => ({ email, name: email }));
+          const error = await people.insertMany(driver, batch).catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(UniqueViolationError);
+          expect((error as UniqueViolationError).columns).toEqual(["email"]);
+          expect((await stored()).map((row) => row.email)).toEqual(["taken@x"]);
+          // The table is usable afterwards: no transaction was left open.
+          expect(await people.insertMany(driver, [{ email: "after@x", name: "After" }])).toHaveLength(1);
+        });
+
+        it("writes nothing when two rows of the same call collide", async () => {
+          const error = await people
+            .insertMany(driver, [
+              { email: "same@x", name: "One" },
+              { email: "same@x", name: "Two" },
+            ])
+            .catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(UniqueViolationError);
+          expect(await stored()).toEqual([]);
+        });
+
+        it("runs concurrent calls side by side or one after another, each whole", async () => {
+          const batches = [1, 2, 3].map((n) =>
+            people.insertMany(
+              driver,
+              [1, 2, 3].map((i) => ({ email: `b${n}-${i}@x`, name: `B${n}` })),
+            ),
+          );
+          const singles = [1, 2].map((n) => people.insert(driver, { email: `s${n}@x`, name: "S" }));
+          const failing = people.insertMany(driver, [
+            { email: "f1@x", name: "F" },
+            { email: "f1@x", name: "F" },
+          ]);
+          await expect(failing).rejects.toBeInstanceOf(UniqueViolationError);
+          const written = [...(await Promise.all(batches)).flat(), ...(await Promise.all(singles))];
+          expect(written).toHaveLength(11);
+          const rows = await stored();
+          expect(rows.map((row) => row.email).sort()).toEqual(written.map((row) => row.email).sort());
+          expect(new Set(rows.map((row) => row.id)).size).toBe(11);
+        });
+
+        it("refuses, writing nothing, on a driver with neither transaction() nor batch()", async () => {
+          const plain: SqlDriver = { dialect: driver.dialect, query: driver.query, execute: driver.execute };
+          const error = await people
+            .insertMany(plain, [{ email: "a@x", name: "A" }])
+            .catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(DatabaseError);
+          expect(await stored()).toEqual([]);
+        });
+
+        it("checks every row against the model before any statement runs", async () => {
+          const error = await people
+            .insertMany(driver, [
+              { email: "ok@x", name: "Ok" },
+              { email: "bad@x", name: "Bad", "name; DROP TABLE x": 1 },
+            ])
+            .catch((caught: unknown) => caught);
+          expect((error as Error).name).toBe("InvalidIdentifierError");
+          expect(await stored()).toEqual([]);
+        });
       });
 
-      it.skipIf(engine.name.startsWith("d1"))(
-        "refuses statements on a transaction's driver once it is over",
-        async () => {
-          let leaked: SqlDriver | undefined;
-          await driver.transaction!(async (tx) => {
-            leaked = tx;
+      describe("the driver's atomic API", () => {
+        it("offers transaction() or, on D1, batch()", () => {
+          if (engine.name.startsWith("d1")) {
+            expect(driver.transaction).toBeUndefined();
+            expect(typeof driver.batch).toBe("function");
+          } else {
+            expect(typeof driver.transaction).toBe("function");
+          }
+        });
+
+        it.skipIf(engine.name.startsWith("d1"))(
+          "keeps statements sent from outside out of a transaction that rolls back",
+          async () => {
+            let release!: () => void;
+            const gate = new Promise<void>((resolve) => {
+              release = resolve;
+            });
+            const failing = driver.transaction!(async (tx) => {
+              await people.insert(tx, { email: "inside@x", name: "Inside" });
+              await gate;
+              throw new Error("the work failed");
+            });
+            await settle();
+            // Sent while the transaction is open: it must not become part of it.
+            const outside = people.insert(driver, { email: "outside@x", name: "Outside" });
+            await settle();
+            release();
+            await expect(failing).rejects.toThrow("the work failed");
+            await outside;
+            expect((await stored()).map((row) => row.email)).toEqual(["outside@x"]);
+          },
+        );
+
+        it.skipIf(engine.name.startsWith("d1"))("commits what the work wrote and returns its result", async () => {
+          const result = await driver.transaction!(async (tx) => {
+            const row = await people.insert(tx, { email: "kept@x", name: "Kept" });
+            // A nested transaction joins the one running.
+            await tx.transaction!(async (inner) => people.insert(inner, { email: "nested@x", name: "Nested" }));
+            return row.email;
           });
-          await expect(leaked!.query("SELECT 1 AS one", [])).rejects.toThrow(/over|closed/i);
-        },
-      );
-    });
+          expect(result).toBe("kept@x");
+          expect((await stored()).map((row) => row.email).sort()).toEqual(["kept@x", "nested@x"]);
+        });
+
+        it.skipIf(engine.name.startsWith("d1"))(
+          "refuses statements on a transaction's driver once it is over",
+          async () => {
+            let leaked: SqlDriver | undefined;
+            await driver.transaction!(async (tx) => {
+              leaked = tx;
+            });
+            await expect(leaked!.query("SELECT 1 AS one", [])).rejects.toThrow(/over|closed/i);
+          },
+        );
+      });
+    }
 
     for (const harness of harnesses) {
       describe(`endpoints (${harness.name})`, () => {
         const calls: string[] = [];
         const createMeta = { model, fields: Person.omit({ id: true }) };
+        const { Create, List } = storage?.endpoints(table, engine.family) ?? {
+          Create: SqlCreateEndpoint,
+          List: SqlListEndpoint,
+        };
 
-        class CreatePeople extends SqlCreateEndpoint {
+        class CreatePeople extends Create {
           _meta = createMeta;
           bulk = true;
           maxBulkItems = 6;
@@ -229,10 +252,10 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
             return data;
           }
         }
-        class CreateOne extends SqlCreateEndpoint {
+        class CreateOne extends Create {
           _meta = createMeta;
         }
-        class ListPeople extends SqlListEndpoint {
+        class ListPeople extends List {
           _meta = { model };
           filterFields = ["name"];
           filterOperators: Record<string, FilterOperatorName[]> = {
@@ -244,7 +267,7 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
 
         let app: ReturnType<AdapterHarness["make"]>;
         beforeAll(() => {
-          app = harness.make({ db: driver } as any);
+          app = harness.make(storage ? storage.routerOptions(connection) : ({ db: driver } as any));
           app.router.post("/people", CreatePeople);
           app.router.post("/one", CreateOne);
           app.router.get("/people", ListPeople);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  type RouterOptions,
   SqlCreateEndpoint,
   SqlDeleteEndpoint,
   type SqlDriver,
@@ -37,6 +38,35 @@ function ddl(family: Family, table: string, versioned: boolean): string {
   }
 }
 
+type Abstract = abstract new (...args: any[]) => any;
+
+/** The endpoints under test and how they reach the engine's database: the SQL endpoints, or the Drizzle ones. */
+export interface ConditionalStorage {
+  /** The four endpoint bases serving this run's table (`table`, as the suite creates it on `family`). */
+  endpoints(
+    table: string,
+    family: Family,
+    versioned: boolean,
+  ): {
+    Create: Abstract;
+    Read: Abstract;
+    Update: Abstract;
+    Delete: Abstract;
+  };
+  routerOptions(connection: Connection): RouterOptions;
+}
+
+/** The SQL endpoints, with the engine's driver as the router's `db` option. */
+export const sqlStorage: ConditionalStorage = {
+  endpoints: () => ({
+    Create: SqlCreateEndpoint,
+    Read: SqlReadEndpoint,
+    Update: SqlUpdateEndpoint,
+    Delete: SqlDeleteEndpoint,
+  }),
+  routerOptions: (connection) => ({ db: connection.driver as SqlDriver }),
+};
+
 /** Holds requests between their If-Match check and their write, to open the race window on purpose. */
 class Gate {
   #waiting: Array<() => void> = [];
@@ -61,7 +91,12 @@ class Gate {
  * Conditional requests over one real SQL engine, with and without a version column: ETag, 304,
  * 412 with nothing written, 428, and exactly one winner among concurrent writers holding one tag.
  */
-export function runConditionalSuite(harness: AdapterHarness, engine: EngineUnderTest, versioned: boolean): void {
+export function runConditionalSuite(
+  harness: AdapterHarness,
+  engine: EngineUnderTest,
+  versioned: boolean,
+  storage: ConditionalStorage = sqlStorage,
+): void {
   describe.skipIf(engine.skipReason !== undefined)(
     `conditional requests on ${engine.name} ${versioned ? "with" : "without"} versionField (${harness.name})`,
     () => {
@@ -79,16 +114,17 @@ export function runConditionalSuite(harness: AdapterHarness, engine: EngineUnder
       const rows = new SqlTable(model);
       const stored = async (id: number) =>
         rows.selectOne(connection.driver, [{ field: "id", operator: "EQ", value: id }]);
+      const { Create, Read, Update, Delete } = storage.endpoints(table, engine.family, versioned);
 
-      class CreateNote extends SqlCreateEndpoint {
+      class CreateNote extends Create {
         _meta = meta;
         conditionalRequests = true;
       }
-      class ReadNote extends SqlReadEndpoint {
+      class ReadNote extends Read {
         _meta = meta;
         conditionalRequests = true;
       }
-      class UpdateNote extends SqlUpdateEndpoint {
+      class UpdateNote extends Update {
         _meta = meta;
         conditionalRequests = true;
         async before(_old: unknown, filters: UpdateFilters) {
@@ -96,7 +132,7 @@ export function runConditionalSuite(harness: AdapterHarness, engine: EngineUnder
           return filters;
         }
       }
-      class DeleteNote extends SqlDeleteEndpoint {
+      class DeleteNote extends Delete {
         _meta = meta;
         conditionalRequests = true;
         async before(_old: unknown, filters: any) {
@@ -104,11 +140,11 @@ export function runConditionalSuite(harness: AdapterHarness, engine: EngineUnder
           return filters;
         }
       }
-      class StrictUpdate extends SqlUpdateEndpoint {
+      class StrictUpdate extends Update {
         _meta = meta;
         requireIfMatch = true;
       }
-      class StrictDelete extends SqlDeleteEndpoint {
+      class StrictDelete extends Delete {
         _meta = meta;
         requireIfMatch = true;
       }
@@ -116,7 +152,7 @@ export function runConditionalSuite(harness: AdapterHarness, engine: EngineUnder
       beforeAll(async () => {
         connection = await engine.connect();
         await connection.driver.execute(ddl(engine.family, table, versioned), []);
-        app = harness.make({ db: connection.driver as SqlDriver });
+        app = harness.make(storage.routerOptions(connection));
         app.router.post("/notes", CreateNote);
         app.router.get("/notes/:id", ReadNote);
         app.router.patch("/notes/:id", UpdateNote);

@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  InputValidationException,
-  SqlCreateEndpoint,
-  type SqlDriver,
-  SqlListEndpoint,
-  SqlReadEndpoint,
-} from "../../src";
+import { InputValidationException, type SqlDriver } from "../../src";
 import { honoHarness, jsonBody } from "../helpers";
 import { INJECTION_PAYLOADS } from "../sql/injection-payloads";
 import type { CrudBackend } from "./crud.case";
@@ -15,29 +9,33 @@ import { projectCreateMeta, projectMeta, taskMeta } from "./models";
 const LEAK =
   /select |insert |update |delete from|syntax|sqlite|postgres|mysql|maria|constraint|duplicate entry|relation "|no such table/i;
 
-/** HTTP-level safety of the SQL endpoints on one engine: conflicts, injection, failures that say nothing. */
+/**
+ * HTTP-level safety of the database-backed endpoints (the backend's: SQL or Drizzle) on one engine:
+ * conflicts, injection, failures that say nothing. `driver` reaches the same database directly.
+ */
 export function runSqlSafetySuite(backend: CrudBackend, driver: () => SqlDriver): void {
+  const { Create, Read, List } = backend;
   describe(`${backend.name}: SQL endpoint safety`, () => {
-    class CreateProject extends SqlCreateEndpoint {
+    class CreateProject extends Create {
       _meta = projectCreateMeta;
     }
-    class CreateProjectFriendly extends SqlCreateEndpoint {
+    class CreateProjectFriendly extends Create {
       _meta = projectCreateMeta;
       constraintsMessages = { "projects.name": new InputValidationException("This name is taken", ["body", "name"]) };
     }
-    class CreateTask extends SqlCreateEndpoint {
+    class CreateTask extends Create {
       _meta = taskMeta;
     }
-    class ReadTask extends SqlReadEndpoint {
+    class ReadTask extends Read {
       _meta = taskMeta;
     }
-    class ListTasks extends SqlListEndpoint {
+    class ListTasks extends List {
       _meta = taskMeta;
       filterFields = ["status", "priority"];
       searchFields = ["title", "notes"];
       orderByFields = ["priority", "title"];
     }
-    class ListProjects extends SqlListEndpoint {
+    class ListProjects extends List {
       _meta = projectMeta;
       filterFields = ["name"];
     }
