@@ -89,10 +89,14 @@ export type HonoOpenAPIRouterType<
   // The Hono app type itself (not a copy of its members), so `hc<typeof routes>` accepts the wrapper.
 } & Hono<E, S, BasePath>;
 
-// Loaded when fromHono() is first called, so importing specroute never needs hono installed.
+// Loaded when fromHono() is first called, so importing specroute never needs hono installed. The
+// `.catch` on the import itself tells a bundler (esbuild, wrangler) to leave it to run time where hono
+// is not installed, instead of failing the build of an itty-router app.
 let httpExceptionModule: Promise<typeof import("hono/http-exception")> | undefined;
 const loadHttpException = () => {
-  httpExceptionModule ??= import("hono/http-exception");
+  httpExceptionModule ??= import("hono/http-exception").catch((cause: unknown) => {
+    throw new Error("fromHono() needs the hono package installed", { cause });
+  });
   return httpExceptionModule;
 };
 

@@ -196,10 +196,14 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
   return exposeRouter(wrapper, core, router);
 }
 
-// Loaded when a router is first mounted with all(), so importing specroute never needs itty-router installed.
+// Loaded when a router is first mounted with all(), so importing specroute never needs itty-router
+// installed. The `.catch` on the import itself tells a bundler (esbuild, wrangler) to leave it to run
+// time where itty-router is not installed, instead of failing the build of a Hono app.
 let ittyModule: Promise<typeof import("itty-router")> | undefined;
 const loadItty = () => {
-  ittyModule ??= import("itty-router");
+  ittyModule ??= import("itty-router").catch((cause: unknown) => {
+    throw new Error("Mounting an itty-router router needs the itty-router package installed", { cause });
+  });
   return ittyModule;
 };
 
