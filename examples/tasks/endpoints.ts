@@ -20,7 +20,7 @@ import { z } from "zod";
 import { TaskChange, taskChanges } from "./events";
 import { Attachment, NewProject, NewTask, projectModel, taskModel } from "./models";
 
-/** The environment: DB is a D1 binding on Workers, a better-sqlite3 or pg driver on Node (see database.ts). */
+/** The environment: DB is a D1 binding on Workers, elsewhere a driver over the runtime's SQLite or pg (see database.ts). */
 export type Env = { DB: unknown; API_KEY: string };
 type AppContext = Context<{ Bindings: Env }>;
 
