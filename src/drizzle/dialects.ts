@@ -1,4 +1,4 @@
-import { Column, entityKind, getTableColumns, is, type SQL, sql, type Table } from "drizzle-orm";
+import { type Column, entityKind, getTableColumns, is, SQL, sql, type Table } from "drizzle-orm";
 import { type MySqlDatabase, MySqlTable, getTableConfig as mysqlTableConfig } from "drizzle-orm/mysql-core";
 import { type PgDatabase, PgTable, getTableConfig as pgTableConfig } from "drizzle-orm/pg-core";
 import { type BaseSQLiteDatabase, SQLiteTable, getTableConfig as sqliteTableConfig } from "drizzle-orm/sqlite-core";
@@ -16,13 +16,13 @@ export type DrizzleDatabase =
   | PgDatabase<any, any, any>
   | MySqlDatabase<any, any, any, any>;
 
-/** What the endpoints read from a Drizzle table's configuration: its key, its UNIQUE sets, and their names. */
+/** What the endpoints read from a Drizzle table's configuration, by database column name. */
 export interface TableShape {
   schema: string | undefined;
   /** The columns of the table's composite primary key, when it declares one with `primaryKey()`. */
-  primaryKey: Column[];
+  primaryKey: string[];
   /** Each UNIQUE constraint or unique index over plain columns, with its name. */
-  unique: { name: string | undefined; columns: Column[] }[];
+  unique: { name: string | undefined; columns: string[] }[];
 }
 
 /**
@@ -61,16 +61,17 @@ function shapeOf(
   },
   table: Table,
 ): TableShape {
-  const unique: TableShape["unique"] = config.uniqueConstraints.map(({ name, columns }) => ({ name, columns }));
+  const names = (columns: Column[]) => columns.map((column) => column.name);
+  const unique = config.uniqueConstraints.map(({ name, columns }) => ({ name, columns: names(columns) }));
   for (const { config: index } of config.indexes) {
-    const columns = index.columns.filter((column): column is Column => is(column, Column));
     // An index over an expression says nothing about which column holds a duplicate.
-    if (index.unique && columns.length === index.columns.length) unique.push({ name: index.name, columns });
+    if (!index.unique || index.columns.some((column) => is(column, SQL))) continue;
+    unique.push({ name: index.name, columns: index.columns.map((column) => (column as { name: string }).name) });
   }
   for (const column of Object.values(getTableColumns(table))) {
-    if (column.isUnique) unique.push({ name: column.uniqueName, columns: [column] });
+    if (column.isUnique) unique.push({ name: column.uniqueName, columns: [column.name] });
   }
-  return { schema: config.schema, primaryKey: config.primaryKeys[0]?.columns ?? [], unique };
+  return { schema: config.schema, primaryKey: names(config.primaryKeys[0]?.columns ?? []), unique };
 }
 
 const sqliteDialect: DrizzleDialect = {

@@ -1,5 +1,11 @@
 import { type Column, getTableColumns, getTableName, type Table } from "drizzle-orm";
-import { type BuildRefine, type BuildSchema, createInsertSchema, createSelectSchema } from "drizzle-zod";
+import {
+  type BuildRefine,
+  type BuildSchema,
+  createSchemaFactory,
+  createSelectSchema,
+  type NoUnknownKeys,
+} from "drizzle-zod";
 import { z } from "zod";
 import type { Meta, Model, SerializerContext } from "../endpoints/types";
 import { dialectOf } from "./dialects";
@@ -25,7 +31,7 @@ export interface DrizzleMetaOptions<TTable extends Table, TRefine extends Refine
    * drizzle-zod refinements, by column key: a function refining the column's schema
    * (`(title) => title.min(1)`), or a schema replacing it. Applied to the model and to the request fields.
    */
-  refine?: TRefine;
+  refine?: NoUnknownKeys<TRefine, TTable["$inferSelect"]>;
   /** Only these columns are in the model (read, written, documented); the primary key must be among them. */
   pick?: readonly ColumnKey<TTable>[];
   /** These columns are left out of the model (a password hash, say); never a primary key. */
@@ -56,13 +62,14 @@ export type SelectSchema<TTable extends Table, TRefine extends Refine<TTable>> =
  * const users = sqliteTable("users", { id: integer().primaryKey({ autoIncrement: true }), email: text().notNull().unique() });
  * class CreateUser extends DrizzleCreateEndpoint { _meta = drizzleMeta(users, { refine: { email: (s) => s.email() } }); }
  */
-export function drizzleMeta<TTable extends Table, TRefine extends Refine<TTable> = {}>(
+export function drizzleMeta<TTable extends Table, TRefine extends Refine<TTable>>(
   table: TTable,
   options: DrizzleMetaOptions<TTable, TRefine> = {},
 ): DrizzleMeta<SelectSchema<TTable, TRefine>> {
   const shape = dialectOf(table).shape(table);
   const columns = getTableColumns(table) as Record<string, Column>;
-  const keyOf = new Map(Object.entries(columns).map(([key, column]) => [column, key]));
+  // By database name: a table's configuration (composite keys, constraints) may hold other instances of its columns.
+  const keyOf = new Map(Object.entries(columns).map(([key, column]) => [column.name, key]));
   const name = getTableName(table);
   const tableName = shape.schema ? `${shape.schema}.${name}` : name;
 
@@ -87,7 +94,7 @@ export function drizzleMeta<TTable extends Table, TRefine extends Refine<TTable>
   const refine = (options.refine ?? {}) as Record<string, unknown>;
   // Untyped calls: the typed ones instantiate drizzle-zod's whole schema type for a generic table.
   const select = createSelectSchema as (table: Table, refine: unknown) => z.ZodObject;
-  const insert = (createInsertSchema as (table: Table, refine: unknown) => z.ZodObject)(table, refine);
+  const insert = (requestSchemas.createInsertSchema as (table: Table, refine: unknown) => z.ZodObject)(table, refine);
   const schema = select(table, refine).pick(mask(keys));
   // A single-column key the database or Drizzle generates (autoincrement, serial, identity, $defaultFn) is not the client's to send.
   const generated = primaryKeys.length === 1 && isGenerated(columns[primaryKeys[0]!]!) ? primaryKeys : [];
@@ -123,6 +130,9 @@ export function drizzleMeta<TTable extends Table, TRefine extends Refine<TTable>
     ...(options.tags ? { tags: options.tags } : {}),
   } as DrizzleMeta as never;
 }
+
+// JSON carries dates as ISO text and big integers as text or numbers: request fields turn them back.
+const requestSchemas = /* @__PURE__ */ createSchemaFactory({ coerce: { date: true, bigint: true } });
 
 function isGenerated(column: Column): boolean {
   return (

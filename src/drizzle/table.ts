@@ -11,6 +11,7 @@ import {
   sql,
   type Table,
 } from "drizzle-orm";
+import { toCamelCase, toSnakeCase } from "drizzle-orm/casing";
 import type { z } from "zod";
 import { mayBeNull } from "../core/zod-introspect";
 import type { FilterCondition, Model } from "../endpoints/types";
@@ -118,7 +119,14 @@ export class DrizzleTable {
     this.#jsonText = jsonText;
     this.columns = [...columns.keys()];
     this.#selection = Object.fromEntries(columns);
-    this.#fieldOfColumn = new Map(Object.entries(tableColumns).flatMap(([key, column]) => [[column.name, key]]));
+    // A column named after its key is stored under the key as the database's `casing` option spells it.
+    this.#fieldOfColumn = new Map(
+      Object.entries(tableColumns).flatMap(([key, column]) =>
+        column.keyAsName
+          ? [toSnakeCase(column.name), toCamelCase(column.name), column.name].map((name) => [name, key] as const)
+          : [[column.name, key] as const],
+      ),
+    );
     this.#shape = this.dialect.shape(table);
     if (model.primaryKeys.length === 0) {
       throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
@@ -537,7 +545,7 @@ export class DrizzleTable {
   async #indexColumns(session: DrizzleSession, index: string | undefined): Promise<string[]> {
     if (!index) return [];
     const declared = this.#shape.unique.find((unique) => unique.name === index);
-    if (declared) return declared.columns.map((column) => column.name);
+    if (declared) return declared.columns;
     if (this.dialect.name === "mysql") {
       try {
         const db: AnyDatabase = session.db;
