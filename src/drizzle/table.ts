@@ -85,6 +85,8 @@ export class DrizzleTable {
   /** Model field of each database column name, to name the fields of a unique violation. */
   readonly #fieldOfColumn: ReadonlyMap<string, string>;
   readonly #shape: TableShape;
+  /** ORDER BY lists already written, by their terms: one per order field, direction and kind of page. */
+  readonly #orders = new Map<string, SQL[]>();
 
   constructor(
     table: Table,
@@ -463,10 +465,17 @@ export class DrizzleTable {
     }
   }
 
+  /** An ORDER BY in the dialect's words; each of the few orders a table is listed in is written once. */
   #order(terms: OrderTerm[]): SQL[] {
-    return terms.map((term) =>
-      this.dialect.orderBy(this.#column(term.column, "order by"), term.direction, term.mayBeNull),
-    );
+    const key = terms.map((term) => `${term.column} ${term.direction} ${term.mayBeNull}`).join(",");
+    let order = this.#orders.get(key);
+    if (!order) {
+      order = terms.map((term) =>
+        this.dialect.orderBy(this.#column(term.column, "order by"), term.direction, term.mayBeNull),
+      );
+      this.#orders.set(key, order);
+    }
+    return order;
   }
 
   /** A value bound through its column (Drizzle maps it to the driver's value: 0/1, epoch seconds, JSON text). */
