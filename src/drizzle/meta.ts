@@ -16,10 +16,11 @@ export interface DrizzleModel<S extends z.ZodObject = z.ZodObject> extends Model
   table: Table;
 }
 
-/** The `_meta` of a Drizzle endpoint, as {@link drizzleMeta} makes it. */
-export interface DrizzleMeta<S extends z.ZodObject = z.ZodObject> extends Meta<S> {
+/** The `_meta` of a Drizzle endpoint, as {@link drizzleMeta} makes it: the model, and the fields requests carry. */
+export type DrizzleMeta<S extends z.ZodObject = z.ZodObject, F = z.ZodObject> = Meta<S> & {
   model: DrizzleModel<S>;
-}
+  fields: F;
+};
 
 /** A column key of a Drizzle table (its property name, which may differ from the database column name). */
 export type ColumnKey<TTable extends Table> = Extract<keyof TTable["_"]["columns"], string>;
@@ -54,6 +55,17 @@ export type SelectSchema<TTable extends Table, TRefine extends Refine<TTable>> =
 >;
 
 /**
+ * drizzle-zod's insert schema of a table, dates and big integers coerced from JSON: the request fields'
+ * type. (At run time a single-column key the table generates is left out too; its type keeps it optional.)
+ */
+export type InsertFields<TTable extends Table, TRefine extends Refine<TTable>> = BuildSchema<
+  "insert",
+  TTable["_"]["columns"],
+  TRefine,
+  { date: true; bigint: true }
+>;
+
+/**
  * A Meta made from a Drizzle table (`sqliteTable`, `pgTable`, `mysqlTable`): the model schema is
  * drizzle-zod's select schema, the request fields its insert schema (a key the database generates left
  * out, a literal default documented), the primary key and the UNIQUE columns come from the table.
@@ -65,7 +77,7 @@ export type SelectSchema<TTable extends Table, TRefine extends Refine<TTable>> =
 export function drizzleMeta<TTable extends Table, TRefine extends Refine<TTable>>(
   table: TTable,
   options: DrizzleMetaOptions<TTable, TRefine> = {},
-): DrizzleMeta<SelectSchema<TTable, TRefine>> {
+): DrizzleMeta<SelectSchema<TTable, TRefine>, InsertFields<TTable, TRefine>> {
   const shape = dialectOf(table).shape(table);
   const columns = getTableColumns(table) as Record<string, Column>;
   // By database name: a table's configuration (composite keys, constraints) may hold other instances of its columns.
