@@ -43,17 +43,12 @@ describe("package boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("declares zod as a peer, and the routers and the MCP SDK as optional peers", () => {
+  it("declares zod as a peer, and the routers, the MCP SDK and Drizzle as optional peers", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
-      "@modelcontextprotocol/sdk",
-      "hono",
-      "itty-router",
-      "zod",
-    ]);
-    expect(pkg.peerDependenciesMeta.hono.optional).toBe(true);
-    expect(pkg.peerDependenciesMeta["itty-router"].optional).toBe(true);
-    expect(pkg.peerDependenciesMeta["@modelcontextprotocol/sdk"].optional).toBe(true);
+    const optional = ["@modelcontextprotocol/sdk", "drizzle-orm", "drizzle-zod", "hono", "itty-router"];
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([...optional, "zod"]);
+    for (const name of optional) expect(pkg.peerDependenciesMeta[name]?.optional, name).toBe(true);
+    expect(pkg.peerDependenciesMeta.zod?.optional).not.toBe(true);
     expect(Object.keys(pkg.dependencies ?? {})).not.toContain("hono");
   });
 });
