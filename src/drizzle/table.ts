@@ -148,8 +148,9 @@ export class DrizzleTable {
 
   /** Inserts one row (columns left out take their Drizzle or database defaults) and returns it as stored. */
   async insert(session: DrizzleSession, data: Record<string, unknown>): Promise<SqlRow> {
+    const values = this.#insertValues(data);
     try {
-      return await this.#insertOne(session.db, session, this.#insertValues(data));
+      return await this.#insertOne(session.db, session, values);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
@@ -230,9 +231,10 @@ export class DrizzleTable {
       set[version] = sql`COALESCE(${column}, 0) + 1`;
     }
     const db: AnyDatabase = session.db;
+    // Planned before anything runs: a planning error is the caller's, not the database's.
+    const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
     try {
       if (Object.keys(set).length === 0) return await this.#selectUnchanged(session, keyFilters, expected);
-      const where = this.#where([...keyFilters.map(filterCondition)], this.#unchanged(expected));
       const statement = db.update(this.#table).set(set).where(where);
       if (this.dialect.returning) {
         const [row] = await this.#run(session, statement.returning(this.#selection));
@@ -261,8 +263,8 @@ export class DrizzleTable {
     this.#requireKey(keyFilters);
     const expected = options.ifUnchanged;
     const db: AnyDatabase = session.db;
+    const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
     try {
-      const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
       const statement = () => db.delete(this.#table).where(where);
       if (this.dialect.returning) {
         const [row] = await this.#run(session, statement().returning(this.#selection));
@@ -534,7 +536,12 @@ export class DrizzleTable {
    * message carries the statement and its values) stays in `cause`.
    */
   async #wrap(session: DrizzleSession, error: unknown): Promise<unknown> {
-    if (error instanceof InvalidValueError || error instanceof DatabaseError || error instanceof IncompleteKeyError) {
+    if (
+      error instanceof InvalidValueError ||
+      error instanceof DatabaseError ||
+      error instanceof IncompleteKeyError ||
+      error instanceof InvalidIdentifierError
+    ) {
       return error;
     }
     const engine = engineError(error);
