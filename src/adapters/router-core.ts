@@ -27,6 +27,12 @@ export abstract class RouterCore implements RouteHost {
   /** The router's `hidden` option as predicates, which routes it serves (and mounts of it) inherit. */
   readonly hiddenPredicates: readonly EnvPredicate[];
   readonly document: ServedDocument;
+  /**
+   * The fetch of the app the router was attached to (Hono registers on `app.basePath(base)` with the
+   * `base` option): a request the app builds itself (specroute/mcp's tool calls) is dispatched there, so
+   * it meets the app's own `onError` as an HTTP request does. Unset: the router's own fetch.
+   */
+  entryFetch: ((request: Request, ...rest: unknown[]) => unknown) | undefined;
   /** Every route this router serves, documented or not, mounted ones included: what `compile()` compiles. */
   private readonly served: ServedRoute[] = [];
   /** Routes registered but not yet checked: checked once the adapter has settled the router's base. */

@@ -146,7 +146,8 @@ class McpEndpoint {
     }
     let response: unknown;
     try {
-      response = await this.router.fetch!(request, ...this.core.fetchArgs(args));
+      const fetch = this.core.entryFetch ?? this.router.fetch!;
+      response = await fetch(request, ...this.core.fetchArgs(args));
     } catch (error) {
       // What the router let through (itty-router without a catch): logged, and no detail reaches the client.
       console.error(`[specroute] MCP tool ${name} (${plan.method} ${plan.path}):`, error);

@@ -59,6 +59,26 @@ describe("serveMcp options", () => {
     expect(result.structuredContent).toEqual({ hello: "ada" });
   });
 
+  it("sends a tool call through the app given to fromHono, so its onError set afterwards answers it as it answers HTTP", async () => {
+    class Broken extends OpenAPIRoute {
+      schema = { tags: ["greetings"], responses: {} };
+      handle(): never {
+        throw new Error("the store is down");
+      }
+    }
+    const app = new Hono();
+    const openapi = fromHono(app, { base: "/api" });
+    openapi.get("/broken", Broken);
+    serveMcp(openapi, { path: "/mcp", expose: { tags: ["greetings"] } });
+    app.onError((err, c) => c.json({ handledBy: "app.onError", message: err.message }, 503));
+    const http = await app.request("/api/broken");
+    expect(http.status).toBe(503);
+    const client = await clientOf(app, "http://localhost/api/mcp");
+    const result = (await client.callTool({ name: "get_Broken", arguments: {} })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(await http.json());
+  });
+
   it("names the server after the document, or as told", async () => {
     const app = new Hono();
     const openapi = fromHono(app, {

@@ -197,6 +197,8 @@ export function fromHono<M extends Hono<any, any, any>, F extends ErrorFormat = 
   // Errors always go to Hono's onError (chanfana fixes raiseOnError on for Hono).
   const core = new HonoRouter({ ...options, raiseOnError: true });
   const based = core.options.base ? app.basePath(core.options.base) : app;
+  // What the app serves (not a basePath() clone of it), so its own onError, set before or after, applies.
+  core.entryFetch = (request, ...rest) => app.fetch(request, ...(rest as [any, any]));
   core.registerDocsRoutes(based);
   const router = facade(core, based, "");
   // Modules export the app (`export default app`): the CLI finds this router through it or its fetch.
