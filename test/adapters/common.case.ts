@@ -75,6 +75,22 @@ class Coerce extends OpenAPIRoute {
   }
 }
 
+class Padded extends OpenAPIRoute {
+  schema = {
+    request: {
+      params: z.object({ id: z.number().int() }),
+      query: z.object({ n: z.number().optional(), big: z.bigint().optional() }),
+      headers: z.object({ "X-Count": z.number().int().optional() }),
+    },
+    responses: {},
+  };
+
+  async handle() {
+    const { params, query, headers } = await this.getValidatedData();
+    return { id: params.id, n: query.n, big: query.big?.toString(), count: headers["X-Count"] };
+  }
+}
+
 class Returns extends OpenAPIRoute {
   schema = { request: { query: z.object({ kind: z.string() }) }, responses: {} };
   async handle() {
@@ -170,6 +186,7 @@ export function runCommonSuite(harness: AdapterHarness): void {
     router.post("/projects/:projectId/tasks", CreateTask);
     router.get("/coerce", Coerce);
     router.get("/slugs/:slug", Slug);
+    router.get("/padded/:id", Padded);
 
     const validTask = { title: "Write docs", email: "a@b.co", priority: 3, status: "open" };
     const send = (body: unknown, headers: Record<string, string> = { "x-api-key": "k1" }, path = "/projects/7/tasks") =>
@@ -239,6 +256,33 @@ export function runCommonSuite(harness: AdapterHarness): void {
         path: ["query", "page"],
         message: "Expected a single value, received 2",
       });
+    });
+
+    it("reads numbers in the path, the query and headers with surrounding whitespace trimmed", async () => {
+      // "+" in a query is a space; a no-break space around a header value survives the Headers object.
+      const response = await request("/padded/%2012%09?n=%09-1.5e2%20&big=+42+", {
+        headers: { "x-count": "\u00a07\u00a0" },
+      });
+      expect(response.status).toBe(200);
+      expect(await json(response)).toEqual({ id: 12, n: -150, big: "42", count: 7 });
+    });
+
+    it("rejects a number with anything but whitespace around it, and a value of spaces only", async () => {
+      for (const [path, headers, failing] of [
+        ["/padded/12abc", {}, "params.id"],
+        ["/padded/%20%20", {}, "params.id"],
+        ["/padded/1?n=12abc", {}, "query.n"],
+        ["/padded/1?n=1%202", {}, "query.n"],
+        ["/padded/1?n=%20%20", {}, "query.n"],
+        ["/padded/1?big=%2042x", {}, "query.big"],
+        ["/padded/1", { "x-count": "7 apples" }, "headers.X-Count"],
+        ["/padded/1", { "x-count": "\u00a0\u00a0" }, "headers.X-Count"],
+      ] as const) {
+        const response = await request(path, { headers });
+        expect(response.status, path).toBe(400);
+        const errors = (await json(response)).errors.map((e: { path: string[] }) => e.path.join("."));
+        expect(errors, path).toEqual([failing]);
+      }
     });
 
     it("reads headers case-insensitively and exposes them under the declared name", async () => {

@@ -48,6 +48,17 @@ describe("coerceInputs (chanfana's helper)", () => {
     expect(query.safeParse(coerced).success).toBe(false);
   });
 
+  it("trims numbers and bigints before the whole-decimal check, as chanfana 3.4 does", () => {
+    expect(coerceInputs({ page: " 12 ", big: "\t42\n", ids: [" 1", "2 "] }, query)).toEqual({
+      page: 12,
+      big: 42n,
+      ids: [1, 2],
+    });
+    const refused = coerceInputs({ page: "12abc", big: "  " }, query);
+    expect(refused).toEqual({ page: "12abc", big: "  " });
+    expect(query.safeParse(refused).success).toBe(false);
+  });
+
   it("keeps strings when no schema is given, and keys the schema does not declare", () => {
     expect(coerceInputs(new URLSearchParams("page=2&a=1&a=2"))).toEqual({ page: "2", a: ["1", "2"] });
     expect(coerceInputs(new URLSearchParams("extra=1"), query)).toEqual({ extra: "1" });

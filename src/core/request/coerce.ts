@@ -1,21 +1,31 @@
 import type { RouteParameter } from "../schema-types";
 import { type FieldKind, fieldKind, objectShape, type ScalarKind } from "../zod-introspect";
 
-// Decimal only: hex, octal, binary, "Infinity" and surrounding spaces stay strings and fail validation.
+// Decimal only, whole: hex, octal, binary, "Infinity" and "12abc" stay strings and fail validation.
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const INTEGER = /^[-+]?\d+$/;
 
-/** Converts one raw string to the declared scalar kind; a string that does not fit is returned as is. */
+/**
+ * Converts one raw string to the declared scalar kind; a string that does not fit is returned as is.
+ * Numbers and bigints are read with surrounding whitespace trimmed (`String.prototype.trim`), as chanfana 3.4
+ * reads them, so `" 12 "` is 12 while `"12abc"` and `"  "` stay strings for the schema to reject.
+ *
+ * @example
+ * coerceScalar(" 12 ", "number") // → 12
+ * coerceScalar("12abc", "number") // → "12abc"
+ */
 export function coerceScalar(raw: string, kind: ScalarKind): unknown {
   switch (kind) {
     case "number":
-      return isDigits(raw) || DECIMAL.test(raw) ? Number(raw) : raw;
+      return isDigits(raw) ? Number(raw) : decimalOf(raw);
     case "boolean": {
       const lower = raw.toLowerCase();
       return lower === "true" ? true : lower === "false" ? false : raw;
     }
-    case "bigint":
-      return INTEGER.test(raw) ? BigInt(raw) : raw;
+    case "bigint": {
+      const trimmed = raw.trim();
+      return INTEGER.test(trimmed) ? BigInt(trimmed) : raw;
+    }
     case "date": {
       const date = new Date(raw);
       return Number.isNaN(date.getTime()) ? raw : date;
@@ -23,6 +33,12 @@ export function coerceScalar(raw: string, kind: ScalarKind): unknown {
     default:
       return raw;
   }
+}
+
+/** `raw` as a number when, trimmed, it is a whole decimal; otherwise `raw` as sent. */
+function decimalOf(raw: string): unknown {
+  const trimmed = raw.trim();
+  return DECIMAL.test(trimmed) ? Number(trimmed) : raw;
 }
 
 /** Whether `raw` is a short run of ASCII digits (the common id or page number), without a regex. */
