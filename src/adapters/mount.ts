@@ -53,6 +53,12 @@ export class Mount {
     readonly routingPrefix = "",
   ) {}
 
+  /** Whether this mount adds security to what it mounts: the parent router has `auth` or `security`. */
+  get addsLayer(): boolean {
+    const { auth, security } = this.parent.options;
+    return auth !== undefined || security !== undefined;
+  }
+
   /** A nested router's handler, registered at `path` there, as this mount serves it; undefined to leave it out. */
   handler(handler: unknown, path: string): RouterHandler | undefined {
     const derive = typeof handler === "function" ? derivations.get(handler) : undefined;

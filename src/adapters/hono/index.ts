@@ -12,6 +12,7 @@ import { derivable, docsRoute, isDerivable, joinPaths, type Mount, type RouterHa
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
 import type { RouteEntry } from "../served-route";
+import { hiddenFrameworkHandler, ownErrorHandler } from "./hono-internals";
 import { HonoIncoming } from "./incoming";
 
 /** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
@@ -241,56 +242,31 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
 }
 
 /**
- * Mounts a specroute router's app under `path`: each of its routes is derived for this mount (the
- * framework's handlers with this router's security, its docs routes left out, others as they are),
- * then Hono's own `route()` copies them, wrapping them with the nested app's `onError` as it always does.
+ * Mounts a specroute router's app under `path` as Hono's `route()` would, through Hono's public API:
+ * each route of the nested app is registered again on `app.basePath(path)`, a handler the framework
+ * registered derived for this mount (with this router's security, docs routes left out), and each
+ * wrapped in the nested app's `onError` when it has one. What this registers is derivable again, so
+ * a mount further out derives it the same way, at any depth.
  */
 function mountRouter(mount: Mount, app: Hono<any, any, any>, path: string, nested: Hono<any, any, any>) {
-  const routes = nested.routes.flatMap((route) => {
+  const onError = ownErrorHandler(nested);
+  const under = app.basePath(path);
+  for (const route of nested.routes) {
     const handler = mount.handler(route.handler, route.path);
-    if (handler === route.handler) refuseHidden(route);
-    return handler ? [{ ...route, handler }] : [];
-  });
-  const added = app.routes.length;
-  // The nested app as this mount serves it; everything else (its error handler included) is its own.
-  app.route(path, Object.create(nested, { routes: { value: routes } }));
-  app.routes.slice(added).forEach((copied, index) => {
-    const given = routes[index]!.handler;
-    if (copied.handler !== given) onErrorWrapped(copied.handler, given, errorHandlerOf(nested));
-  });
+    if (handler === undefined) continue;
+    if (handler === route.handler && mount.addsLayer) refuseHidden(route);
+    const registered = onError ? answeringErrors(handler, onError) : handler;
+    under.on(route.method, [route.path], registered as Parameters<typeof under.on>[2]);
+  }
 }
 
 /**
- * Hono wrapped `inner` with a nested app's `onError` (its route() does so for an app with its own):
- * a mount further out derives `inner` and wraps it again the same way.
+ * `handler` with its errors answered by a nested app's `onError`, as Hono's `route()` wraps the routes
+ * of an app that has one: an Error thrown goes to `onError`, whose answer becomes the response. A
+ * mount further out derives the handler inside and wraps it again.
  */
-function onErrorWrapped(wrapper: RouterHandler, inner: RouterHandler, onError: ErrorHandler<any>): void {
-  derivable(wrapper, (mount, path) => {
-    const derived = mount.handler(inner, path);
-    if (derived === undefined || derived === inner) return derived && wrapper;
-    const wrapped = withErrorHandler(derived, onError);
-    onErrorWrapped(wrapped, derived, onError);
-    return wrapped;
-  });
-}
-
-/**
- * The app's `onError` handler: the field Hono's own `route()` reads on the app it mounts (declared
- * private in Hono's types, a plain field at run time for exactly that use).
- */
-function errorHandlerOf(app: Hono<any, any, any>): ErrorHandler<any> {
-  return (app as unknown as { errorHandler: ErrorHandler<any> }).errorHandler;
-}
-
-// Hono's mark on a handler its route() wrapped with an app's onError (exported by "hono/utils/constants").
-const COMPOSED_HANDLER = "__COMPOSED_HANDLER";
-
-/**
- * `handler` wrapped with an app's `onError`, as Hono's `route()` wraps a nested app's handlers (through
- * its `compose` with no middleware): an Error thrown goes to `onError`, whose answer becomes the response.
- */
-function withErrorHandler(handler: RouterHandler, onError: ErrorHandler<any>): RouterHandler {
-  const wrapped = async (c: Context, next: Next) => {
+function answeringErrors(handler: RouterHandler, onError: ErrorHandler<any>): RouterHandler {
+  const answering = async (c: Context, next: Next) => {
     let res: Response | undefined;
     let isError = false;
     try {
@@ -304,22 +280,22 @@ function withErrorHandler(handler: RouterHandler, onError: ErrorHandler<any>): R
     if (res && (c.finalized === false || isError)) c.res = res;
     return c.res;
   };
-  return Object.assign(wrapped, { [COMPOSED_HANDLER]: handler });
+  return derivable(answering, (mount, path) => {
+    const derived = mount.handler(handler, path);
+    if (derived === undefined || derived === handler) return derived && answering;
+    return answeringErrors(derived, onError);
+  });
 }
 
 /**
  * A route Hono's own `route()` copied with a nested app's `onError` around one of the framework's
- * handlers cannot be derived for a mount: it would be served without the parent's security.
+ * handlers cannot be derived for a mount: under a router with its own security it would be served
+ * without it, so that mount is refused.
  */
 function refuseHidden(route: RouterRoute): void {
-  let inner: unknown = (route.handler as unknown as Record<string, unknown>)[COMPOSED_HANDLER];
-  for (let depth = 0; typeof inner === "function" && depth < 32; depth++) {
-    if (isDerivable(inner)) {
-      throw new Error(
-        `route(): ${route.method} ${route.path} was mounted into its app with Hono's own route(), around an onError; ` +
-          "mount specroute routers with route() on the router fromHono() returned, so every mount applies its security",
-      );
-    }
-    inner = (inner as unknown as Record<string, unknown>)[COMPOSED_HANDLER];
-  }
+  if (hiddenFrameworkHandler(route.handler, isDerivable) === undefined) return;
+  throw new Error(
+    `route(): ${route.method} ${route.path} was mounted into its app with Hono's own route(), around an onError, ` +
+      "so this router's auth cannot reach it; mount specroute routers with route() on the router fromHono() returned",
+  );
 }

@@ -1,0 +1,4 @@
+import { Hono } from "hono";
+import { describeHonoMounts, installedVersion } from "./hono-mounts.case";
+
+describeHonoMounts(installedVersion("hono"), Hono);
