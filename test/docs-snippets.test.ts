@@ -16,14 +16,27 @@ interface Snippet {
   code: string;
 }
 
-/** Every ```ts block of README.md and docs/*.md, named after its file and position. */
+/** Files written for coding agents that ship in the package (each skill's SKILL.md too), held to the same standard. */
+const AGENT_FILES = [
+  "AGENTS.md",
+  "llms.txt",
+  ...readdirSync(join(root, "skills"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith("SKILL.md"))
+    .map((file) => join("skills", file)),
+];
+
+/** The directory a file's snippets share: `docs/getting-started.md` → `docs-getting-started-md`. */
+const pageOf = (file: string) => file.replace(/[^A-Za-z0-9]+/g, "-");
+
+/** Every ```ts block of README.md, docs/*.md and the agent files, named after its file and position. */
 function snippets(): Snippet[] {
-  const files = ["README.md", ...readdirSync(join(root, "docs")).map((file) => join("docs", file))].filter((file) =>
-    file.endsWith(".md"),
-  );
+  const docs = readdirSync(join(root, "docs"))
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => join("docs", file));
+  const files = ["README.md", ...docs, ...AGENT_FILES];
   return files.flatMap((file) =>
     [...readFileSync(join(root, file), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
-      name: `${file.replace(/[^A-Za-z0-9]+/g, "-")}/${index + 1}`,
+      name: `${pageOf(file)}/${index + 1}`,
       code: match[1]!,
     })),
   );
@@ -206,18 +219,24 @@ describe("documentation snippets in an app with the packed package installed", (
   it("packs the files the package names, LICENSE included, without the sources", () => {
     const installed = join(app, "node_modules", "specroute");
     expect(readdirSync(installed).sort()).toEqual([
+      "AGENTS.md",
       "LICENSE",
       "README.md",
       "bin",
       "dist",
       "docs",
+      "llms.txt",
       "package.json",
+      "skills",
       "templates",
     ]);
   });
 
   it("all type-check with TypeScript 5.9 and TypeScript 7", async () => {
     expect(all.length).toBeGreaterThan(3);
+    for (const file of AGENT_FILES) {
+      expect(all.filter((snippet) => dirname(snippet.name) === pageOf(file)).length, file).toBeGreaterThan(0);
+    }
     const compilers = {
       "5.9": join(root, "node_modules", "typescript", "bin", "tsc"),
       "7": join(root, "test", "cli", "typescript-7", "node_modules", "typescript", "bin", "tsc"),

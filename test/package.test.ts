@@ -140,11 +140,19 @@ describe("the packed package", () => {
     expect(readFileSync(join(root, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} /);
   });
 
-  it("links its Markdown only to files the tarball holds", () => {
+  it("ships the guides written for coding agents: AGENTS.md, llms.txt and the write-endpoints skill", () => {
+    const files = packed();
+    expect(files).toEqual(expect.arrayContaining(["AGENTS.md", "llms.txt", "skills/write-endpoints/SKILL.md"]));
+    // An agent loads a skill by the name and description in its front matter.
+    const skill = readFileSync(join(root, "skills/write-endpoints/SKILL.md"), "utf8");
+    expect(skill).toMatch(/^---\nname: write-endpoints\ndescription: \S.{40,}\n---\n/);
+  });
+
+  it("links its Markdown and llms.txt only to files the tarball holds", () => {
     const files = packed();
     const holds = (path: string) => files.includes(path) || files.some((file) => file.startsWith(`${path}/`));
     const broken = files
-      .filter((file) => file.endsWith(".md"))
+      .filter((file) => file.endsWith(".md") || file === "llms.txt")
       .flatMap((file) =>
         [...readFileSync(join(root, file), "utf8").matchAll(/\]\(([^)\s]+)\)/g)]
           .map((match) => match[1]!)
