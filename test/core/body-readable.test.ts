@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { AutoRouter } from "itty-router";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   contentForm,
@@ -11,16 +11,30 @@ import {
   fromIttyRouter,
   OpenAPIRoute,
 } from "../../src";
-import { harnesses, jsonBody, listenOnLoopback } from "../helpers";
+import { closeHttpHarnesses, harnesses, httpHarnesses, jsonBody, listenOnLoopback } from "../helpers";
 
-type Accessor = "json" | "text" | "arrayBuffer" | "formData" | "parseBody" | "blob" | "stream" | "cloneText";
+type Accessor =
+  | "json"
+  | "text"
+  | "arrayBuffer"
+  | "formData"
+  | "parseBody"
+  | "blob"
+  | "stream"
+  | "cloneText"
+  | "rawJson"
+  | "rawText"
+  | "rawArrayBuffer"
+  | "rawFormData"
+  | "rawStream"
+  | "rawCloneText";
 
 /** What a handler sees when it reads the body itself, whichever router called it. */
 function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknown>>> {
   const first = args[0] as any;
   if (first.req) {
     const req = first.req;
-    // On Hono a handler reads the body through c.req, as after any c.req read: c.req.raw is the platform's own.
+    // On Hono a handler reads the body through c.req, or through c.req.raw as the platform Request.
     return {
       json: () => req.json(),
       text: () => req.text(),
@@ -28,6 +42,12 @@ function readers(args: unknown[]): Partial<Record<Accessor, () => Promise<unknow
       formData: async () => formEntries(await req.formData()),
       parseBody: async () => describeValues(await req.parseBody({ all: true })),
       blob: async () => (await req.blob()).text(),
+      rawJson: () => req.raw.json(),
+      rawText: () => req.raw.text(),
+      rawArrayBuffer: async () => new TextDecoder().decode(await req.raw.arrayBuffer()),
+      rawFormData: async () => formEntries(await req.raw.formData()),
+      rawStream: () => new Response(req.raw.body).text(),
+      rawCloneText: () => req.raw.clone().text(),
     };
   }
   const request = first as Request;
@@ -91,7 +111,15 @@ function multipartBody(): FormData {
 
 const FILE = { file: "note.txt", type: "text/plain", text: "hello\r\n--almost a boundary" };
 
-describe.each(harnesses)("a handler reads the body again after validation ($name)", (harness) => {
+afterAll(closeHttpHarnesses);
+
+// In-process and over real HTTP (@hono/node-server here; Bun's and Deno's own servers in the runtime matrix).
+const everyHarness = [...harnesses, ...httpHarnesses].map((harness) => ({
+  ...harness,
+  label: harness.transport ? `${harness.name} over HTTP` : harness.name,
+}));
+
+describe.each(everyHarness)("a handler reads the body again after validation ($label)", (harness) => {
   const hono = harness.name === "hono";
   const make = () => {
     const app = harness.make();
@@ -102,7 +130,7 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   };
   const sent = { title: "Grüße ✓", done: true };
   const accessors: Accessor[] = hono
-    ? ["json", "text", "arrayBuffer", "blob"]
+    ? ["json", "text", "arrayBuffer", "blob", "rawJson", "rawText", "rawArrayBuffer", "rawStream", "rawCloneText"]
     : ["json", "text", "arrayBuffer", "blob", "stream", "cloneText"];
 
   it.each(accessors)("a JSON body through %s", async (accessor) => {
@@ -120,6 +148,19 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
     expect(reads).toEqual([sent, JSON.stringify(sent), sent]);
   });
 
+  it("every way to read a JSON body, each twice where the platform allows it", async () => {
+    const sequence: Accessor[] = hono
+      ? // c.req.raw is a Request: its own body reads once, a clone of it as often as it is cloned.
+        ["json", "json", "text", "text", "rawCloneText", "rawCloneText", "rawJson", "arrayBuffer", "blob"]
+      : ["json", "json", "text", "text", "cloneText", "cloneText", "stream", "stream", "arrayBuffer", "blob"];
+    const response = await make().request(`/json?read=${sequence.join(",")}`, jsonBody(sent));
+    expect(response.status).toBe(200);
+    const { reads } = await response.json();
+    expect(reads.map((read: unknown) => (typeof read === "string" ? JSON.parse(read) : read))).toEqual(
+      sequence.map(() => sent),
+    );
+  });
+
   it("a handler's own JSON.parse of a body that is not JSON fails as it would unvalidated", async () => {
     class ParseOnly extends OpenAPIRoute {
       schema = { request: { body: contentJson(z.unknown()) }, responses: {} };
@@ -135,7 +176,7 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   });
 
   const formAccessors: Accessor[] = hono
-    ? ["text", "arrayBuffer", "formData", "parseBody"]
+    ? ["text", "arrayBuffer", "formData", "parseBody", "rawText", "rawFormData"]
     : ["text", "arrayBuffer", "formData"];
   const form = "title=Gr%C3%BC%C3%9Fe&tags=a&tags=b";
   const formInit = () => ({
@@ -158,7 +199,7 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
         ["tags", "b"],
       ],
       parseBody: { title: "Grüße", tags: ["a", "b"] },
-    }[accessor as "text"];
+    }[accessor.replace(/^raw(.)/, (_, first: string) => first.toLowerCase()) as "text"];
     expect(reads[0]).toEqual(expected);
   });
 
@@ -198,6 +239,18 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
   });
 
   if (hono) {
+    it("a multipart body through c.req.raw.formData(), after c.req.parseBody()", async () => {
+      const response = await make().request("/upload?read=parseBody,rawFormData", {
+        method: "POST",
+        body: multipartBody(),
+      });
+      const { reads } = await response.json();
+      expect(reads[1]).toEqual([
+        ["title", "Grüße"],
+        ["file", FILE],
+      ]);
+    });
+
     it("a multipart body through c.req.parseBody(), after c.req.text()", async () => {
       const response = await make().request("/upload?read=text,parseBody", { method: "POST", body: multipartBody() });
       const { reads } = await response.json();
@@ -241,22 +294,96 @@ describe.each(harnesses)("a handler reads the body again after validation ($name
 });
 
 describe("the platform Request is never altered", () => {
-  it("Hono: c.req.raw keeps its own prototype, and its body reads as used once specroute read it", async () => {
+  it("Hono: c.req.raw is a Request of specroute's own with the body; the one Hono was given keeps its prototype", async () => {
+    let given: Request | undefined;
     class Inspect extends OpenAPIRoute {
       schema = { request: { body: contentJson(Task) }, responses: {} };
       async handle(c: any) {
         const raw = c.req.raw as Request;
         return {
           prototype: Object.getPrototypeOf(raw) === Request.prototype,
+          replaced: raw !== given,
+          givenPrototype: Object.getPrototypeOf(given) === Request.prototype,
+          givenUsed: given!.bodyUsed,
           used: raw.bodyUsed,
+          headers: raw.headers.get("x-sent"),
+          url: raw.url,
           again: await c.req.json(),
+          raw: await raw.json(),
         };
       }
     }
     const app = new Hono();
+    app.use("*", async (c, next) => {
+      given = c.req.raw;
+      await next();
+    });
     fromHono(app).post("/inspect", Inspect);
-    const response = await app.request("/inspect", jsonBody({ title: "t" }));
-    expect(await response.json()).toEqual({ prototype: true, used: true, again: { title: "t" } });
+    const response = await app.request("/inspect?x=1", jsonBody({ title: "t" }, { headers: { "x-sent": "yes" } }));
+    expect(await response.json()).toEqual({
+      prototype: true,
+      replaced: true,
+      givenPrototype: true,
+      givenUsed: true,
+      used: false,
+      headers: "yes",
+      url: "http://localhost/inspect?x=1",
+      again: { title: "t" },
+      raw: { title: "t" },
+    });
+  });
+
+  it("Hono: c.req.raw can still be assigned by the app, and a route without a body keeps Hono's own", async () => {
+    class Assign extends OpenAPIRoute {
+      schema = { request: { body: contentJson(Task) }, responses: {} };
+      async handle(c: any) {
+        c.req.raw = new Request("http://other/", { method: "PUT", body: "mine" });
+        return { text: await c.req.raw.text(), method: c.req.method };
+      }
+    }
+    let given: Request | undefined;
+    class NoBody extends OpenAPIRoute {
+      schema = { responses: {} };
+      async handle(c: any) {
+        return { same: c.req.raw === given };
+      }
+    }
+    const app = new Hono();
+    app.use("*", async (c, next) => {
+      given = c.req.raw;
+      await next();
+    });
+    const router = fromHono(app);
+    router.post("/assign", Assign);
+    router.post("/nobody", NoBody);
+    expect(await (await app.request("/assign", jsonBody({ title: "t" }))).json()).toEqual({
+      text: "mine",
+      method: "PUT",
+    });
+    expect(await (await app.request("/nobody", jsonBody({ title: "t" }))).json()).toEqual({ same: true });
+  });
+
+  it("Hono: c.req.valid() of a validator middleware before the endpoint still answers", async () => {
+    const { validator } = await import("hono/validator");
+    class Valid extends OpenAPIRoute {
+      schema = { request: { body: contentJson(Task) }, responses: {} };
+      async handle(c: any) {
+        const { body } = await this.getValidatedData<typeof this.schema>();
+        return { valid: c.req.valid("json"), body, raw: await c.req.raw.json() };
+      }
+    }
+    const app = new Hono();
+    fromHono(app).post(
+      "/valid",
+      validator("json", (value) => ({ seen: value.title })),
+      Valid,
+    );
+    const response = await app.request("/valid", jsonBody({ title: "t" }));
+    expect(await response.json()).toEqual({
+      valid: { seen: "t" },
+      body: { title: "t", done: false },
+      raw: { title: "t" },
+    });
   });
 
   it("itty-router: the handler reads a request of specroute's own; the router's request keeps its prototype", async () => {

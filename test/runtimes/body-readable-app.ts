@@ -11,7 +11,10 @@ class HonoJson extends OpenAPIRoute {
   schema = { request: { body: Task }, responses: {} };
   async handle(c: any) {
     const { body } = await this.getValidatedData();
-    return { validated: body.title, json: (await c.req.json()).title, text: await c.req.text() };
+    const clone = await c.req.raw.clone().text();
+    const stream = await new Response(c.req.raw.clone().body).text();
+    const raw = (await c.req.raw.json()).title;
+    return { validated: body.title, json: (await c.req.json()).title, text: await c.req.text(), clone, stream, raw };
   }
 }
 
@@ -19,7 +22,8 @@ class HonoUpload extends OpenAPIRoute {
   schema = { request: { body: Upload }, responses: {} };
   async handle(c: any) {
     const parsed = await c.req.parseBody();
-    return { title: parsed.title, file: await (parsed.file as File).text() };
+    const raw = await c.req.raw.formData();
+    return { title: parsed.title, file: await (parsed.file as File).text(), rawFile: await raw.get("file").text() };
   }
 }
 

@@ -35,9 +35,15 @@ describe("inside workerd, a handler reads the body again after validation", () =
     expect((await response.json()).clone).toBe('{"title":"cloned"}');
   });
 
-  it("hono: c.req.parseBody() of a multipart body", async () => {
+  it("hono: c.req.raw.clone(), c.req.raw.body and c.req.raw.json() of a validated JSON body", async () => {
+    const response = await send("/hono/json", json("raw"));
+    const body = '{"title":"raw"}';
+    expect(await response.json()).toMatchObject({ clone: body, stream: body, raw: "raw" });
+  });
+
+  it("hono: c.req.parseBody() and c.req.raw.formData() of a multipart body", async () => {
     const response = await send("/hono/upload", await upload());
-    expect(await response.json()).toEqual({ title: "Grüße", file: "file text" });
+    expect(await response.json()).toEqual({ title: "Grüße", file: "file text", rawFile: "file text" });
   });
 
   it("itty: request.formData() of a multipart body", async () => {

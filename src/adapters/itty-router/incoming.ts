@@ -1,6 +1,7 @@
 import { readBodyBytes } from "../../core/request/body";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { multipartBlob, multipartFormData } from "../../core/request/multipart";
+import { multipartFormData } from "../../core/request/multipart";
+import { blobOf, requestWithBody } from "../../core/request/replay";
 import { requestOf } from "../../core/request/request-like";
 import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
 
@@ -64,35 +65,6 @@ export class IttyIncoming implements IncomingRequest {
   }
 }
 
-/** Fields of a request a copy takes over, where the runtime has them (Workers leaves several out). */
-const INIT_FIELDS = ["cache", "credentials", "integrity", "keepalive", "mode", "referrer", "referrerPolicy", "cf"];
-
-/**
- * Every field of `request` as a RequestInit, read through whatever wraps it (itty-router's AutoRouter
- * hands handlers a Proxy, which the runtime's Request constructor does not take as a Request).
- */
-function initOf(request: Request): RequestInit {
-  const init: Record<string, unknown> = {
-    method: request.method,
-    headers: request.headers,
-    redirect: request.redirect,
-    signal: request.signal,
-  };
-  for (const field of INIT_FIELDS) {
-    const value = (request as unknown as Record<string, unknown>)[field];
-    // A navigation's mode cannot be given to a constructor; the copy is then a plain request.
-    if (value !== undefined && !(field === "mode" && value === "navigate")) init[field] = value;
-  }
-  return init;
-}
-
-/** The body read again: one Blob (a multipart body rebuilt around its parts' Files, never copying them). */
-function blobOf(body: ReadBodyCopy): Blob {
-  return body.parts
-    ? multipartBlob(body.parts, body.contentType)
-    : new Blob([body.text], { type: body.contentType ?? "" });
-}
-
 /** The request's body methods, answering from the body specroute read. */
 function bodyMethods(body: ReadBodyCopy): Record<string, unknown> {
   const text = async () => (body.parts ? blobOf(body).text() : body.text);
@@ -123,7 +95,7 @@ export function readAgain(request: Request, body: ReadBodyCopy): Request {
       if (key === "body") return blobOf(body).stream();
       // Every body method answers again, so the body counts as unread.
       if (key === "bodyUsed") return false;
-      if (key === "clone") return () => new Request(target.url, { ...initOf(target), body: blobOf(body) });
+      if (key === "clone") return () => requestWithBody(target, body);
       const value = Reflect.get(target, key, target);
       // The platform's methods check that they run on a real Request: they are called on the original.
       return typeof value === "function" ? value.bind(target) : value;

@@ -52,7 +52,17 @@ export interface BodyPlan {
   accepted: string;
   /** Whether a request without a body is refused. */
   required: boolean;
+  /**
+   * The declared JSON a `text/plain` body is read as when no declared type takes it, as chanfana reads
+   * any body as JSON; null when the route refuses it (see `withPlainText`).
+   */
+  plainTextAs: MediaPlan | null;
+  /** Why the route refuses a JSON body sent as `text/plain`, for the 415's message; null to say nothing more. */
+  plainTextRefused: string | null;
 }
+
+/** Whether a route reads a `text/plain` body as its JSON: yes, or no (`because`, a clause for the 415). */
+export type PlainTextRule = { read: true } | { read: false; because?: string };
 
 /** Values of a form body grouped by name, in arrival order; `undefined` marks a dropped file. */
 export type FormValues = Map<string, unknown[]>;
@@ -65,6 +75,7 @@ export type ReadBody =
 const FORM = "application/x-www-form-urlencoded";
 const ANY_VALUE: z.ZodType = z.unknown();
 const MULTIPART = "multipart/form-data";
+const TEXT = "text/plain";
 
 /** Compiles `schema.request.body`; null when it declares no media type specroute reads. */
 export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
@@ -95,11 +106,28 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
     });
   }
   if (!media.some((plan) => plan.kind !== null)) return null;
-  return {
+  const plan: BodyPlan = {
     media,
     accepted: media.map((plan) => plan.mediaType).join(", "),
     required: media.some((plan) => plan.required),
+    plainTextAs: null,
+    plainTextRefused: null,
   };
+  return withPlainText(plan, { read: true });
+}
+
+/**
+ * `plan` reading a `text/plain` body by `rule`: as its declared JSON, or refused with a 415. Only a plan
+ * that declares JSON, and no type that takes `text/plain` itself, has such a body to read.
+ */
+export function withPlainText(plan: BodyPlan, rule: PlainTextRule): BodyPlan {
+  const json = plan.media.find((media) => media.kind === "json");
+  const taken = plan.media.some((media) => media.essence === TEXT || wildcardMatches(media.essence, TEXT));
+  if (json === undefined || taken) return plan;
+  const plainTextAs = rule.read ? json : null;
+  const plainTextRefused = rule.read ? null : (rule.because ?? null);
+  if (plan.plainTextAs === plainTextAs && plan.plainTextRefused === plainTextRefused) return plan;
+  return { ...plan, plainTextAs, plainTextRefused };
 }
 
 /**
@@ -134,7 +162,7 @@ function textBody(
 ): ReadBody {
   if (bytes === null) return media.kind === "json" ? { media, value: undefined } : { media, form: undefined };
   const text = decodeUtf8(bytes);
-  incoming.keep({ text, contentType });
+  incoming.keep({ text, bytes, contentType });
   if (media.kind === "json") return { media, value: text === "" ? undefined : parseJsonBody(text) };
   return { media, form: text === "" ? undefined : groupForm(new URLSearchParams(text)) };
 }
@@ -169,14 +197,22 @@ async function refuseUndeclared(
   plan: BodyPlan,
   contentType: string | null,
 ): Promise<ReadBody> {
-  if (!(await isEmpty(incoming))) {
-    throw new UnsupportedMediaTypeException(
-      contentType === null
-        ? `Missing Content-Type: this endpoint accepts ${plan.accepted}`
-        : `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${plan.accepted}`,
-    );
-  }
+  if (!(await isEmpty(incoming))) throw unsupported(plan, contentType);
   return { media: null, value: undefined };
+}
+
+/** The 415 naming the accepted types; for JSON the route refuses as `text/plain`, also why. */
+function unsupported(plan: BodyPlan, contentType: string | null): UnsupportedMediaTypeException {
+  if (contentType === null) {
+    return new UnsupportedMediaTypeException(`Missing Content-Type: this endpoint accepts ${plan.accepted}`);
+  }
+  const why =
+    plan.plainTextRefused !== null && essenceOf(contentType) === TEXT
+      ? `; it does not read ${TEXT} as JSON, because ${plan.plainTextRefused} and a form on another site can post ${TEXT} with the user's credentials`
+      : "";
+  return new UnsupportedMediaTypeException(
+    `Unsupported Content-Type "${contentType.slice(0, 100)}": this endpoint accepts ${plan.accepted}${why}`,
+  );
 }
 
 /**
@@ -206,7 +242,9 @@ function selectMedia(plan: BodyPlan, contentType: string | null): MediaPlan | nu
     const json = plan.media.find((media) => media.kind === "json");
     if (json) return json;
   }
-  return plan.media.find((media) => media.kind === null && wildcardMatches(media.essence, essence)) ?? null;
+  const wildcard = plan.media.find((media) => media.kind === null && wildcardMatches(media.essence, essence));
+  // What a browser's fetch labels a string body: JSON as chanfana reads it, where the route allows.
+  return wildcard ?? (essence === TEXT ? plan.plainTextAs : null);
 }
 
 function kindOf(essence: string): MediaKind | null {

@@ -3,11 +3,11 @@ import type { MultipartEntry } from "./multipart";
 
 /**
  * What specroute read of a request body, handed back to the adapter so the handler can read the body
- * again its router's way: the text of a JSON or form body (its bytes were valid UTF-8), or the parts
- * of a multipart body streamed in (whose raw bytes were never held).
+ * again its router's way: the bytes of a JSON or form body and their text (they were valid UTF-8), or
+ * the parts of a multipart body streamed in (whose raw bytes were never held).
  */
 export type ReadBodyCopy =
-  | { text: string; parts?: undefined; contentType: string | null }
+  | { text: string; bytes: Uint8Array; parts?: undefined; contentType: string | null }
   | { text?: undefined; parts: MultipartEntry[]; contentType: string };
 
 /**

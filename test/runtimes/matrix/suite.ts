@@ -6,4 +6,5 @@ export const ADAPTER_SUITE = [
   "test/adapters/security.test.ts",
   "test/adapters/responses.test.ts",
   "test/adapters/over-http.test.ts",
+  "test/core/body-readable.test.ts",
 ];
