@@ -70,10 +70,10 @@ export class Mount {
     return handlers.flatMap((handler) => this.handler(handler, path) ?? []);
   }
 
-  /** A nested route under this mount: derived with the parent's security and `hidden`, and listed in its document. */
+  /** A nested route under this mount: derived under the parent router (its options, `hidden`), listed in its document. */
   route(served: ServedRoute, path: string): ServedRoute {
-    const { auth, security } = this.parent.options;
-    const derived = served.under({ auth, security }, this.parent.hiddenPredicates);
+    // The options object itself: its registry may still add schemes before the route compiles.
+    const derived = served.under(this.parent.options, this.parent.hiddenPredicates);
     this.parent.addServed(derived, this.documentPath(path));
     return derived;
   }

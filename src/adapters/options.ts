@@ -85,6 +85,13 @@ export interface RouterOptions {
   /** Largest accepted request body in bytes. Default 1 MiB. */
   maxBodySize?: number;
   /**
+   * Read a body sent as `text/plain` as JSON where a route declares a JSON body and not `text/plain`, as
+   * chanfana does: `fetch(url, { method: "POST", body: JSON.stringify(data) })` labels its body so. Never
+   * on a route whose security reads a cookie (or other credentials a browser sends on its own), since a
+   * form on another site can post `text/plain`. `false` answers 415 for such a body everywhere. Default true.
+   */
+  readTextPlainAsJson?: boolean;
+  /**
    * Document the answers the framework gives on its own (400, 401 with `WWW-Authenticate`, 403, 404,
    * 409, 413, 415) in each operation's `responses`; `false` for a hand-written document. Default true.
    */
@@ -128,6 +135,7 @@ export interface ResolvedRouterOptions {
   handlerZodErrors: HandlerZodErrors;
   serializers: Readonly<Record<string, Serializer>>;
   maxBodySize: number;
+  readTextPlainAsJson: boolean;
   automaticResponses: boolean;
   docsAssets: DocsAssetsOption;
   db: unknown;
@@ -179,6 +187,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     handlerZodErrors: handlerZodErrorsOption(options.handlerZodErrors),
     serializers: serializersOption(options.serializers),
     maxBodySize,
+    readTextPlainAsJson: options.readTextPlainAsJson ?? true,
     automaticResponses: options.automaticResponses ?? true,
     docsAssets: options.docsAssets ?? { kind: "cdn" },
     db: options.db,

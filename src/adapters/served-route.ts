@@ -8,8 +8,8 @@ import {
 } from "../core/route/compile";
 import type { OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
 import { linkServed } from "../core/route/open-api-route";
+import type { RouterLayer } from "../core/route/route-plan";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
-import type { SecurityLayer } from "../core/security/security";
 import type { ResolvedRouterOptions } from "./options";
 
 /** What a route needs of the router it is registered on (the router core). */
@@ -115,8 +115,8 @@ export class RouteDefinition {
 }
 
 /**
- * A route as one router serves it: its definition, under the `auth`/`security` of every router it is
- * mounted under (innermost first). The document entry and the handler of a mount share one of these,
+ * A route as one router serves it: its definition, under every router it is mounted under (innermost
+ * first), each with its `auth`/`security`, its document's schemes and `readTextPlainAsJson`. The document entry and the handler of a mount share one of these,
  * so what the document says and what the handler enforces come from the same plan.
  */
 export class ServedRoute implements ServedEndpoint {
@@ -124,8 +124,8 @@ export class ServedRoute implements ServedEndpoint {
 
   constructor(
     readonly definition: RouteDefinition,
-    /** The layers of the routers this route is mounted under, innermost first. */
-    readonly layers: readonly SecurityLayer[],
+    /** The routers this route is mounted under, innermost first. */
+    readonly layers: readonly RouterLayer[],
     /** The `hidden` options of its router and of every router it is mounted under. */
     readonly hiddenByRouters: readonly EnvPredicate[],
   ) {}
@@ -139,8 +139,8 @@ export class ServedRoute implements ServedEndpoint {
     return this.compiled;
   }
 
-  /** This route as served under one more router, with that router's security and `hidden` option. */
-  under(layer: SecurityLayer, hidden: readonly EnvPredicate[]): ServedRoute {
+  /** This route as served under one more router (its options, read when the route compiles) and its `hidden` option. */
+  under(layer: RouterLayer, hidden: readonly EnvPredicate[]): ServedRoute {
     return new ServedRoute(this.definition, [...this.layers, layer], [...this.hiddenByRouters, ...hidden]);
   }
 

@@ -392,7 +392,7 @@ export function runCommonSuite(harness: AdapterHarness): void {
     it("answers 415 for a content type the endpoint does not accept", async () => {
       const response = await request("/echo", {
         method: "POST",
-        headers: { "content-type": "text/plain" },
+        headers: { "content-type": "application/xml" },
         body: '{"name":"a"}',
       });
       expect(response.status).toBe(415);

@@ -96,7 +96,7 @@ function callsFor(method: string, template: string, operation: Operation): Call[
     calls.push({
       name: "wrong content type",
       path: fill("1"),
-      init: init({ headers: headers({ "content-type": "text/plain" }), body: "hello" }),
+      init: init({ headers: headers({ "content-type": "application/xml" }), body: "<hello/>" }),
     });
     calls.push({
       name: "oversize body",
@@ -226,7 +226,7 @@ describe("design-first schemas and negotiated answers against their document (op
   const calls: Array<[method: string, path: string, init: RequestInit, status: number]> = [
     ["post", "/notes", json(JSON.stringify({ text: "hi" })), 201],
     ["post", "/notes", json(""), 400],
-    ["post", "/notes", json("hello", "text/plain"), 415],
+    ["post", "/notes", json("<hello/>", "application/xml"), 415],
     ["post", "/notes", json(`"${"x".repeat(1024 * 1024)}"`), 413],
     ["get", "/notes", { headers: { accept: "application/json" } }, 200],
     ["get", "/notes", { headers: { accept: "text/csv" } }, 200],

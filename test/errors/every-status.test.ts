@@ -132,7 +132,7 @@ const cases: Case[] = [
     method: "post",
     documentedPath: "/notes",
     path: "/notes",
-    init: { headers: { "content-type": "text/plain", "x-key": "writer" }, body: "title" },
+    init: { headers: { "content-type": "application/xml", "x-key": "writer" }, body: "<title/>" },
   },
   // An answer its own schema refuses: a hidden 500, documented only where the app writes one.
   { name: "ResponseValidationException", status: 500, method: "get", documentedPath: "/broken", path: "/broken" },

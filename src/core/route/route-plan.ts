@@ -2,15 +2,32 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
-import { type BodyPlan, compileBodyPlan, type MediaPlan, type ReadBody, readBody } from "../request/body-plan";
+import {
+  type BodyPlan,
+  compileBodyPlan,
+  type MediaPlan,
+  type PlainTextRule,
+  type ReadBody,
+  readBody,
+  withPlainText,
+} from "../request/body-plan";
 import type { IncomingRequest } from "../request/incoming";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
+import { ambientCredential, type SecurityDocument } from "../security/ambient";
 import type { AuthOption, SecurityRequirement } from "../security/auth";
 import { RouteSecurity, type SecurityLayer } from "../security/security";
 
-/** Options that shape how a route validates, fixed when it is compiled. */
-export interface PlanOptions {
+/** What one router serving a route (its own, or one it is mounted under) brings to the route's plan. */
+export interface RouterLayer extends SecurityLayer {
+  /** The router's document fields: the security schemes its requirements name, its document-wide `security`. */
+  schema?: SecurityDocument;
+  /** `false`: a JSON body sent as `text/plain` is refused (415) on every route it serves. */
+  readTextPlainAsJson?: boolean;
+}
+
+/** Options that shape how a route validates, fixed when it is compiled: its own router's. */
+export interface PlanOptions extends RouterLayer {
   raiseUnknownParameters: boolean;
   maxBodySize: number;
   /** The router's own `auth` and `security`, applying to routes that declare none. */
@@ -37,6 +54,8 @@ export class RoutePlan {
   /** Who may call the route and what the document says about it, on the router this plan serves. */
   readonly security: RouteSecurity;
   private readonly maxBodySize: number;
+  /** The routers serving the route, its own first: what decides how a `text/plain` body is read. */
+  private readonly routers: readonly RouterLayer[];
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -57,20 +76,25 @@ export class RoutePlan {
         : part,
     );
     this.parts = knowingAuthKeys(withWritten, this.security);
-    this.body = compileBodyPlan(schema);
+    this.routers = [options];
+    const body = compileBodyPlan(schema);
+    this.body = body && withPlainText(body, plainTextRule(this.security, this.routers, this.parts));
     this.maxBodySize = options.maxBodySize;
     Object.freeze(this);
   }
 
   /**
-   * This plan as served under one more router's `auth`/`security` (a mount): a new plan sharing
-   * everything compiled but the security; this plan is left as it is.
+   * This plan as served under one more router (a mount): a new plan sharing everything compiled but
+   * what that router changes (its `auth`/`security`, how a `text/plain` body is read); this plan is
+   * left as it is.
    */
-  within(layer: SecurityLayer): RoutePlan {
+  within(layer: RouterLayer): RoutePlan {
     const security = this.security.within(layer);
-    if (security === this.security) return this;
+    const routers = [...this.routers, layer];
+    const parts = security === this.security ? this.parts : knowingAuthKeys(this.parts, security);
+    const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts: knowingAuthKeys(this.parts, security) });
+    Object.assign(derived, this, { security, parts, body, routers });
     return Object.freeze(derived) as RoutePlan;
   }
 
@@ -117,6 +141,25 @@ export class RoutePlan {
       },
     );
   }
+}
+
+/**
+ * Whether a JSON body sent as `text/plain` is read: not where a router says no, nor on a route that reads
+ * cookies or whose security a browser sends on its own, since a form on another site can post text/plain
+ * with them (and no CORS preflight).
+ */
+function plainTextRule(
+  security: RouteSecurity,
+  routers: readonly RouterLayer[],
+  parts: readonly PartPlan[],
+): PlainTextRule {
+  if (routers.some((router) => router.readTextPlainAsJson === false)) return { read: false };
+  if (parts.some((part) => part.name === "cookies")) return { read: false, because: "it reads cookies" };
+  const because = ambientCredential(
+    security,
+    routers.map((router) => router.schema ?? {}),
+  );
+  return because === null ? { read: true } : { read: false, because };
 }
 
 /** Whether a request of `method` may carry a body specroute reads. */
