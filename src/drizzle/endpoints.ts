@@ -186,7 +186,10 @@ export class DrizzleReadEndpoint<HandleArgs extends Array<object> = any> extends
   }
 }
 
-/** Update over a Drizzle table: writes only the sent columns, in one statement scoped by the full primary key. */
+/**
+ * Update over a Drizzle table: writes only the columns the client sent or a hook changed in `updatedData`,
+ * in one statement scoped by the full primary key.
+ */
 export class DrizzleUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ DrizzleBacked(
   UpdateEndpoint,
 )<HandleArgs> {
@@ -202,7 +205,7 @@ export class DrizzleUpdateEndpoint<HandleArgs extends Array<object> = any> exten
   async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
     const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
     const row = await this.withDrizzle(
-      (table, session) => table.update(session, filters.filters, filters.updatedData, { ifUnchanged }),
+      (table, session) => table.update(session, filters.filters, this.changedData(filters), { ifUnchanged }),
       "update",
     );
     return row ?? this.missingObject();

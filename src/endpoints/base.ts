@@ -254,7 +254,8 @@ function resolvePathKeys(meta: ResolvedMeta, identifiesObject: boolean, params: 
 
 /**
  * Update and Delete: fetch the existing object (404 if absent, 412 if `If-Match` does not hold), then
- * before → main → after. `stored` is what the main method returned, before `after`.
+ * before → main → after; `forHooks` turns the filters the object was fetched by into those the hooks
+ * get (Update's `updatedData`). `stored` is what the main method returned, before `after`.
  */
 export async function onExistingObject<F extends Filters>(
   endpoint: ModelEndpoint & {
@@ -264,11 +265,12 @@ export async function onExistingObject<F extends Filters>(
   },
   filters: F,
   main: (oldObj: any, filters: F) => Promise<object | null>,
+  forHooks?: (oldObj: object, filters: F) => Promise<F>,
 ): Promise<{ result: object; stored: object; filters: F }> {
   const oldObj = await endpoint.getObject(filters);
   await endpoint.checkIfMatch(oldObj);
   if (!oldObj) throw new NotFoundException();
-  const prepared = await endpoint.before(oldObj, filters);
+  const prepared = await endpoint.before(oldObj, forHooks ? await forHooks(oldObj, filters) : filters);
   const stored = await main(oldObj, prepared);
   if (!stored) endpoint.missingObject();
   return { result: await endpoint.after(stored), stored, filters: prepared };

@@ -57,11 +57,14 @@ export interface ListFilters extends Filters {
 }
 
 export interface UpdateFilters extends Filters {
-  /** Only the fields the client sent, validated. */
+  /**
+   * In `before()` and `update()`: a copy of the fetched object with the members the client sent
+   * applied (validated). From `getFilters()`, as `getObject()` gets it: only the members sent.
+   */
   updatedData: Record<string, any>;
 }
 
-/** What `getUpdatedData()` returns: the fields to write. */
+/** What `getUpdatedData()` returns: the fetched object with the members the client sent applied. */
 export interface UpdatedData {
   updatedData: Record<string, any>;
 }

@@ -3,23 +3,32 @@ import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
 import { omitFields, patchFields, writableKeys } from "./schema-helpers";
-import type { UpdateFilters } from "./types";
+import type { UpdatedData, UpdateFilters } from "./types";
 
 /**
  * PUT or PATCH (chosen by the method it is registered with) an object identified by the path:
- * `getObject(filters) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
+ * `getObject(filters) → getUpdatedData(oldObj) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
  * PATCH makes every body member optional and drops its default (absent means unchanged, so neither the
- * document nor validation fills one in); `filters.updatedData` holds only what the client sent.
+ * document nor validation fills one in). As in chanfana, `before` and `update` get `filters.updatedData`
+ * as a copy of the fetched object with the members the client sent applied, so storing it as the
+ * record keeps every member the client did not send; `oldObj` itself is left as fetched.
  * With `conditionalRequests`, a stale `If-Match` answers 412 and the answer carries the new `ETag`.
  *
  * @example
  * openapi.patch("/tasks/:id", UpdateTask);
+ * // stored { id: 1, a: 1, b: "kept" }, PATCH /tasks/1 { "a": 2 } → updatedData { id: 1, a: 2, b: "kept" }
  */
 export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 
   /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */
   declare readonly "~crud": "update";
+
+  /**
+   * @internal Per request: the fetched object as it was (a copy) and the members the client sent, from
+   * which `changedData()` tells what the hooks' `updatedData` changes.
+   */
+  updateBase: { fetched: Record<string, unknown>; sent: ReadonlySet<string> } | undefined = undefined;
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
@@ -31,13 +40,35 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     });
   }
 
-  /** Path filters plus `updatedData`: the validated body restricted to the members the client sent. */
+  /**
+   * Path filters plus `updatedData` holding only the members the client sent, validated: what
+   * `getObject` receives. `before` and `update` get them applied to the fetched object (`getUpdatedData`).
+   */
   override async getFilters(): Promise<UpdateFilters> {
+    return { filters: await this.pathFilters(), updatedData: await this.sentData() };
+  }
+
+  /** @internal The validated body restricted to the members the client sent (a default it did not send is left out). */
+  async sentData(): Promise<Record<string, unknown>> {
     const { body } = (await this.getValidatedData()) as { body: Record<string, unknown> };
     const sent = ((await this.getUnvalidatedData()).body ?? {}) as Record<string, unknown>;
-    const updatedData: Record<string, unknown> = {};
-    for (const key of Object.keys(body)) if (Object.hasOwn(sent, key)) updatedData[key] = body[key];
-    return { filters: await this.pathFilters(), updatedData };
+    const data: Record<string, unknown> = {};
+    for (const key of Object.keys(body)) if (Object.hasOwn(sent, key)) data[key] = body[key];
+    return data;
+  }
+
+  /**
+   * The `updatedData` that `before` and `update` receive (chanfana's method): a copy of `oldObj` with
+   * `sent` applied, by default the members the client sent. `oldObj` is not changed.
+   *
+   * @example
+   * async getUpdatedData(oldObj: Note) {
+   *   const { updatedData } = await super.getUpdatedData(oldObj);
+   *   return { updatedData: { ...updatedData, editedAt: new Date().toISOString() } };
+   * }
+   */
+  async getUpdatedData(oldObj: object, sent?: Record<string, unknown>): Promise<UpdatedData> {
+    return { updatedData: { ...oldObj, ...(sent ?? (await this.sentData())) } };
   }
 
   /** The stored object the filters identify, or null (answered 404); by default null. */
@@ -49,7 +80,7 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return filters;
   }
 
-  /** Applies `filters.updatedData` and returns the object as stored; by default writes nothing and returns `oldObj`. */
+  /** Stores `filters.updatedData` and returns the object as stored; by default writes nothing and returns `oldObj`. */
   async update(oldObj: any, _filters: UpdateFilters): Promise<object> {
     return oldObj;
   }
@@ -58,12 +89,40 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return data;
   }
 
+  /**
+   * @internal The members of `filters.updatedData` a storage that writes column by column writes: the
+   * ones the client sent and the ones a hook added or set to another value than the fetched object's.
+   * All of them when `handle()` did not build `updatedData` (`update()` called on its own).
+   */
+  changedData(filters: UpdateFilters): Record<string, unknown> {
+    const base = this.updateBase;
+    if (!base) return filters.updatedData;
+    const { fetched, sent } = base;
+    const changed: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(filters.updatedData)) {
+      if (sent.has(key) || !Object.hasOwn(fetched, key) || !Object.is(value, fetched[key])) changed[key] = value;
+    }
+    return changed;
+  }
+
   async handle(..._args: HandleArgs): Promise<Response> {
     await this.requirePrecondition();
-    const { result, stored, filters } = await onExistingObject(this, await this.getFilters(), (old, f) =>
-      this.update(old, f),
+    const { result, stored, filters } = await onExistingObject(
+      this,
+      await this.getFilters(),
+      (old, f) => this.update(old, f),
+      (old, f) => hookFilters(this, old, f),
     );
     const tag = this.conditional ? await this.currentTag(stored) : undefined;
     return withETag(this.success(this.serialize(result, { filters: filters.filters })), tag);
   }
+}
+
+/** The filters `before` gets: those `getFilters()` gave, with `updatedData` built from the fetched object. */
+async function hookFilters(endpoint: UpdateEndpoint, oldObj: object, initial: UpdateFilters): Promise<UpdateFilters> {
+  // A getFilters() written as chanfana's returns no updatedData: the members sent are then read here.
+  const sent = initial.updatedData ?? (await endpoint.sentData());
+  endpoint.updateBase = { fetched: { ...oldObj }, sent: new Set(Object.keys(sent)) };
+  const { updatedData } = await endpoint.getUpdatedData(oldObj, sent);
+  return { ...initial, updatedData };
 }

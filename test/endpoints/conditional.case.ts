@@ -312,6 +312,24 @@ export function runConditionalSuite(
         expect(await stored(id)).toMatchObject({ title: versioned ? "Ada" : "ADA", body: null });
       });
 
+      it("a PATCH without If-Match writes only what it sent: a column changed after its read keeps the other writer's value", async () => {
+        const { id } = await create("Ada");
+        gate.closed = true;
+        const held = gate.arrived();
+        const slow = patch(id, { body: "slow writer" });
+        await held;
+        // The hooks now hold the row as read (title "Ada") in updatedData; another client renames it.
+        await new SqlTable(model).update(connection.driver, [{ field: "id", operator: "EQ", value: id }], {
+          title: "Grace",
+        });
+        gate.open();
+        const response = await slow;
+        expect(response.status).toBe(200);
+        expect((await response.json()).result).toMatchObject({ title: "Grace", body: "slow writer" });
+        expect(await stored(id)).toMatchObject({ title: "Grace", body: "slow writer" });
+        if (versioned) expect((await stored(id))?.version).toBe(3);
+      });
+
       it("two concurrent DELETEs holding the same tag: one deletes, the other gets 412", async () => {
         const { id, tag } = await create();
         const responses = await Promise.all(

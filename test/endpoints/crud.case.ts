@@ -39,6 +39,18 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
   class PutProject extends Update {
     _meta = projectMeta;
   }
+  /** Hooks that change updatedData: one member not sent (budget), one sent (name), as chanfana apps do. */
+  class StampProject extends Update {
+    _meta = projectMeta;
+    async getUpdatedData(oldObj: Project, sent?: Record<string, unknown>) {
+      const { updatedData } = await super.getUpdatedData(oldObj, sent);
+      return { updatedData: { ...updatedData, budget: oldObj.budget + 1 } };
+    }
+    async before(_oldObj: Project, filters: any) {
+      filters.updatedData = { ...filters.updatedData, name: filters.updatedData.name.trim() };
+      return filters;
+    }
+  }
   class DeleteProject extends Delete {
     _meta = projectMeta;
   }
@@ -91,7 +103,7 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
       return filters;
     }
     async update(oldObj: Task, filters: any) {
-      calls.push(`update.update(${Object.keys(filters.updatedData).sort().join(",")})`);
+      calls.push(`update.update(${filters.updatedData.title}, ${filters.updatedData.priority})`);
       return super.update(oldObj, filters);
     }
     async after(data: Task) {
@@ -177,6 +189,7 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
   router.get("/projects/:id", ReadProject);
   router.patch("/projects/:id", PatchProject);
   router.put("/projects/:id", PutProject);
+  router.patch("/stamped/:id", StampProject);
   router.delete("/projects/:id", DeleteProject);
 
   // Tasks live in a nested router: pathParameters names the merged path's keys.
@@ -285,6 +298,13 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
       expect((await backend.rows("tasks")).find((row) => row.id === 2)).toEqual({ ...before, title: "Renamed" });
     });
 
+    it("stores what the hooks set in updatedData, members the client did not send included", async () => {
+      await createProject("Alpha", 50);
+      const response = await app.request("/stamped/1", jsonBody({ name: "  Beta " }, { method: "PATCH" }));
+      expect((await json(response)).result).toEqual({ id: 1, name: "Beta", budget: 51 });
+      expect(await backend.rows("projects")).toEqual([{ id: 1, name: "Beta", budget: 51 }]);
+    });
+
     it("PUT requires the full object minus path keys", async () => {
       await createProject("Alpha", 50);
       const partial = await app.request("/projects/1", jsonBody({ budget: 1 }, { method: "PUT" }));
@@ -347,7 +367,8 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
         "read.after",
         "update.getObject",
         "update.before(padded)",
-        "update.update(priority)",
+        // updatedData: the stored task with the member sent applied.
+        "update.update(padded, 2)",
         "update.after",
         "list.before",
         "list.after",

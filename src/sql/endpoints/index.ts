@@ -45,7 +45,10 @@ export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends /* 
   }
 }
 
-/** Update over SQL: writes only the sent columns, in one statement scoped by the full primary key. */
+/**
+ * Update over SQL: writes only the columns the client sent or a hook changed in `updatedData`, in one
+ * statement scoped by the full primary key.
+ */
 export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ SqlBacked(
   UpdateEndpoint,
 )<HandleArgs> {
@@ -61,7 +64,7 @@ export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /
   async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
     const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
     const row = await this.withTable(
-      (table, db) => table.update(db, filters.filters, filters.updatedData, { ifUnchanged }),
+      (table, db) => table.update(db, filters.filters, this.changedData(filters), { ifUnchanged }),
       "update",
     );
     return row ?? this.missingObject();
