@@ -139,6 +139,21 @@ export function describeHonoMounts(version: string, Hono: AnyHonoClass): void {
       expect(await patched.text()).toBe("patched u2");
     });
 
+    it("applies a router's auth to endpoints inside a plain Hono app it mounts, and documents them", async () => {
+      const leaf = level(0, { onError: false });
+      leaf.router.get("/items/:id", Item);
+      // The plain app holds the router's handlers as Hono's own route() copied them.
+      const plain = new Hono();
+      plain.route("/leaf", leaf.router);
+      plain.get("/plain", (c: any) => c.text("plain"));
+      const locked = level(1, { onError: true, auth: true });
+      locked.router.route("/p", plain);
+      expect((await locked.app.request("/p/leaf/items/ab")).status).toBe(401);
+      expect((await locked.app.request("/p/leaf/items/ab", withToken)).status).toBe(200);
+      expect(await (await locked.app.request("/p/plain")).text()).toBe("plain");
+      expect(Object.keys(locked.router.schema.paths)).toEqual(["/p/leaf/items/{id}"]);
+    });
+
     it("refuses, naming the route, a mount whose auth could not reach an endpoint hidden by Hono's own route()", () => {
       const leaf = level(0, { onError: false });
       leaf.router.get("/items/:id", Item);

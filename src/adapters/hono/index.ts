@@ -8,7 +8,7 @@ import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
 import { attachRouter } from "../attached-routers";
 import { docsRoutes } from "../docs-routes";
-import { derivable, docsRoute, isDerivable, joinPaths, type Mount, type RouterHandler } from "../mount";
+import { derivable, docsRoute, isDerivable, joinPaths, Mount, type RouterHandler } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
 import type { RouteEntry } from "../served-route";
@@ -228,11 +228,10 @@ function facade(core: HonoRouter, app: Hono<any, any, any>, prefix: string): Hon
   wrapper.on = (methods: string | string[], path: string, ...handlers: unknown[]) =>
     register(Array.isArray(methods) ? methods : [methods], path, handlers, true);
   wrapper.route = (path: string, sub: any) => {
-    if (isRouterWrapper(sub)) {
-      const at = prefix + path;
-      const mount = core.mountOf(sub.core, (nestedPath) => joinPaths(at, nestedPath));
-      mountRouter(mount, app, path, sub.original as Hono<any, any, any>);
-    } else app.route(path, sub);
+    const documentPath = (nestedPath: string) => joinPaths(prefix + path, nestedPath);
+    // A plain Hono app is mounted the same way: endpoints a specroute router put into it get this router's security.
+    if (isRouterWrapper(sub)) mountRouter(core.mountOf(sub.core, documentPath), app, path, sub.original);
+    else mountRouter(new Mount(core, documentPath), app, path, sub);
     return wrapper;
   };
   wrapper.basePath = (path: string) => facade(core, app.basePath(path), prefix + path);
