@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { bodyTooLarge, readBodyBytes } from "../../core/request/body";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { type MultipartEntry, multipartBlob, multipartFormData } from "../../core/request/multipart";
-import { requestWithBody } from "../../core/request/replay";
+import { type MultipartEntry, multipartBlob } from "../../core/request/multipart";
+import { requestReadingAgain } from "../../core/request/replay";
 import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
 
 /** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
@@ -14,10 +14,10 @@ type CachedBody = { bytes: Uint8Array; parts?: undefined } | { bytes?: undefined
 const encoder = new TextEncoder();
 
 /**
- * A Hono call's request. The body specroute reads goes into Hono's own body cache on its request
- * wrapper, so `c.req.json()`, `c.req.text()`, `c.req.parseBody()` and the rest read it again, and
- * `c.req.raw` becomes a Request of specroute's own with that body (made when first read), so that
- * `c.req.raw.json()`, `clone()` and `body` work as before validation. The platform Request is never altered.
+ * A Hono call's request. Once specroute has read the body, `c.req.raw` is the request with a body that
+ * reads again (see `requestReadingAgain`), so `c.req.raw.json()`, `clone()`, `body` and Hono's own
+ * `c.req.json()`, `c.req.parseBody()` and the rest read it as it arrived. The platform Request is
+ * never altered. A body a middleware read through `c.req` first is read from Hono's body cache.
  */
 export class HonoIncoming implements IncomingRequest {
   readonly request: Request;
@@ -77,17 +77,8 @@ export class HonoIncoming implements IncomingRequest {
   }
 
   keep(body: ReadBodyCopy): void {
-    replaceRaw(this.c.req, this.request, body);
-    // A body a middleware read is in the cache already, as that middleware left it.
-    if (this.cached !== undefined) return;
-    const cache = this.c.req.bodyCache as BodyCache;
-    if (body.parts) {
-      // The Blob first: Hono derives the other methods from the first cached one, with the request's boundary.
-      cache.blob = Promise.resolve(multipartBlob(body.parts, body.contentType));
-      cache.formData = Promise.resolve(multipartFormData(body.parts));
-    } else {
-      cache.text = Promise.resolve(body.text);
-    }
+    // A public field of Hono's request wrapper, which apps read and assign; c.req.json() and the rest read through it.
+    this.c.req.raw = requestReadingAgain(this.request, body);
   }
 
   /** The body a middleware read through `c.req`, when one did; undefined when the body is unread. */
@@ -100,23 +91,6 @@ export class HonoIncoming implements IncomingRequest {
     this.cached = cache[key]!.then((value) => cachedBody(value, contentType));
     return this.cached;
   }
-}
-
-/**
- * Makes `c.req.raw` (a public field of Hono's request wrapper, which apps read and assign) the request
- * with the body specroute read, built on first read: a handler that never reads `c.req.raw` builds none.
- */
-function replaceRaw(req: Context["req"], original: Request, body: ReadBodyCopy): void {
-  const settle = (value: Request) => {
-    Object.defineProperty(req, "raw", { value, writable: true, configurable: true, enumerable: true });
-    return value;
-  };
-  Object.defineProperty(req, "raw", {
-    configurable: true,
-    enumerable: true,
-    get: () => settle(requestWithBody(original, body)),
-    set: settle,
-  });
 }
 
 /** Which of Hono's cached reads to take, most exact first. */

@@ -1,7 +1,6 @@
 import { readBodyBytes } from "../../core/request/body";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { multipartFormData } from "../../core/request/multipart";
-import { blobOf, requestWithBody } from "../../core/request/replay";
+import { requestReadingAgain } from "../../core/request/replay";
 import { requestOf } from "../../core/request/request-like";
 import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
 
@@ -13,7 +12,7 @@ interface IttyCore {
 /**
  * An itty-router call's request: read through the fetch Request (the query as itty-router parsed it).
  * Once specroute has read the body, the handler gets a request of specroute's own in its place, which
- * reads that body again (see {@link readAgain}); the platform Request is never altered.
+ * reads that body again (see `requestReadingAgain`); the platform Request is never altered.
  */
 export class IttyIncoming implements IncomingRequest {
   readonly request: Request;
@@ -61,44 +60,6 @@ export class IttyIncoming implements IncomingRequest {
   }
 
   keep(body: ReadBodyCopy): void {
-    this.args = [readAgain(this.args[0] as Request, body), ...this.args.slice(1)];
+    this.args = [requestReadingAgain(this.args[0] as Request, body), ...this.args.slice(1)];
   }
-}
-
-/** The request's body methods, answering from the body specroute read. */
-function bodyMethods(body: ReadBodyCopy): Record<string, unknown> {
-  const text = async () => (body.parts ? blobOf(body).text() : body.text);
-  return {
-    text,
-    json: async () => JSON.parse(await text()),
-    arrayBuffer: async () => blobOf(body).arrayBuffer(),
-    bytes: async () => new Uint8Array(await blobOf(body).arrayBuffer()),
-    blob: async () => blobOf(body),
-    formData: async () =>
-      body.parts
-        ? multipartFormData(body.parts)
-        : new Response(body.text, { headers: { "content-type": body.contentType ?? "" } }).formData(),
-  };
-}
-
-/**
- * The request itty-router handed the handler, with a body that reads again: its body methods
- * (`json`, `text`, `arrayBuffer`, `bytes`, `blob`, `formData`, `body`) answer from what specroute read,
- * lazily, and `clone()` makes a Request with every field of the original and that body. Everything else
- * (headers, `params`, what middleware put on it) is the original's.
- */
-export function readAgain(request: Request, body: ReadBodyCopy): Request {
-  const methods = bodyMethods(body);
-  return new Proxy(request, {
-    get(target, key) {
-      if (typeof key === "string" && Object.hasOwn(methods, key)) return methods[key];
-      if (key === "body") return blobOf(body).stream();
-      // Every body method answers again, so the body counts as unread.
-      if (key === "bodyUsed") return false;
-      if (key === "clone") return () => requestWithBody(target, body);
-      const value = Reflect.get(target, key, target);
-      // The platform's methods check that they run on a real Request: they are called on the original.
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
 }
