@@ -51,7 +51,7 @@ export function describeHonoMounts(version: string, Hono: AnyHonoClass): void {
    * `depth` routers, each mounted in the next under a path with a parameter, the innermost holding an
    * endpoint, a plain handler and a plain handler that throws. Levels alternate with and without onError.
    */
-  const chain = (depth: number, top: { auth?: boolean } = {}) => {
+  const chain = (depth: number, top: { auth?: boolean; everyOnError?: boolean } = {}) => {
     const leaf = level(0, { onError: true });
     leaf.router.get("/items/:id", Item);
     leaf.app.patch("/:userId", (c: any) => c.text(`patched ${c.req.param("userId")}`));
@@ -61,7 +61,8 @@ export function describeHonoMounts(version: string, Hono: AnyHonoClass): void {
     let current = leaf;
     let prefix = "";
     for (let index = 1; index < depth; index++) {
-      const outer = level(index, { onError: index % 2 === 0, auth: index === depth - 1 && top.auth });
+      const onError = top.everyOnError === true || index % 2 === 0;
+      const outer = level(index, { onError, auth: index === depth - 1 && top.auth });
       outer.router.route(`/l${index}/:p${index}`, current.router);
       prefix = `/l${index}/v${index}${prefix}`;
       current = outer;
@@ -91,6 +92,17 @@ export function describeHonoMounts(version: string, Hono: AnyHonoClass): void {
         expect([failed.status, await failed.text()]).toEqual([500, "level 0: boom"]);
       });
     }
+
+    it("mounts 1 to 5 levels where every level has its own onError (the shape pkic.org has)", async () => {
+      for (const depth of [1, 2, 3, 4, 5]) {
+        const { top, prefix } = chain(depth, { everyOnError: true });
+        const patched = await top.app.request(`${prefix}/u9`, { method: "PATCH" });
+        expect([depth, await patched.text()]).toEqual([depth, "patched u9"]);
+        expect((await top.app.request(`${prefix}/items/i9`)).status).toBe(200);
+        const failed = await top.app.request(`${prefix}/boom`);
+        expect([depth, await failed.text()]).toEqual([depth, "level 0: boom"]);
+      }
+    });
 
     it("applies the outermost router's auth five levels deep, to its endpoints only", async () => {
       const { top, prefix } = chain(5, { auth: true });
