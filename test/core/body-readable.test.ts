@@ -11,7 +11,7 @@ import {
   fromIttyRouter,
   OpenAPIRoute,
 } from "../../src";
-import { closeHttpHarnesses, harnesses, httpHarnesses, jsonBody, listenOnLoopback } from "../helpers";
+import { closeHttpHarnesses, eventually, harnesses, httpHarnesses, jsonBody, listenOnLoopback } from "../helpers";
 
 type Accessor =
   | "json"
@@ -94,22 +94,27 @@ function readingEndpoint(body: unknown) {
   };
 }
 
+// Not a text/* type, and a name without an extension: Bun's FormData adds ";charset=utf-8" to text types
+// (which a file's declared types then refuse) and takes a parsed file's type from its name's extension.
+const NOTE = "application/x-note";
 const Task = z.object({ title: z.string(), done: z.boolean().default(false) });
 const ReadJson = readingEndpoint(contentJson(Task));
 const ReadForm = readingEndpoint(contentForm(z.object({ title: z.string(), tags: z.array(z.string()) })));
 const ReadUpload = readingEndpoint(
-  contentMultipart(z.object({ title: z.string(), file: fileField({ maxSize: 1024, types: ["text/plain"] }) })),
+  contentMultipart(z.object({ title: z.string(), file: fileField({ maxSize: 1024, types: [NOTE] }) })),
 );
 
 function multipartBody(): FormData {
   const form = new FormData();
   form.append("title", "Grüße");
-  form.append("file", new File(["hello\r\n--almost a boundary"], "note.txt", { type: "text/plain" }));
+  form.append("file", new File(["hello\r\n--almost a boundary"], "note", { type: NOTE }));
   form.append("extra", new File(["not declared, dropped"], "x.bin"));
   return form;
 }
 
-const FILE = { file: "note.txt", type: "text/plain", text: "hello\r\n--almost a boundary" };
+const FILE = { file: "note", type: NOTE, text: "hello\r\n--almost a boundary" };
+// The file as Hono's parseBody() gives it: under Bun, Hono's parse there loses the part's Content-Type.
+const PARSED_FILE = "Bun" in globalThis ? { ...FILE, type: expect.any(String) } : FILE;
 
 afterAll(closeHttpHarnesses);
 
@@ -233,8 +238,8 @@ describe.each(everyHarness)("a handler reads the body again after validation ($l
     expect(reads[1]).toBe(reads[0]);
     expect(reads[0]).toBe(
       `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nGrüße\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="note.txt"\r\n` +
-        `Content-Type: text/plain\r\n\r\nhello\r\n--almost a boundary\r\n--${boundary}--\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="note"\r\n` +
+        `Content-Type: ${NOTE}\r\n\r\nhello\r\n--almost a boundary\r\n--${boundary}--\r\n`,
     );
   });
 
@@ -254,7 +259,7 @@ describe.each(everyHarness)("a handler reads the body again after validation ($l
     it("a multipart body through c.req.parseBody(), after c.req.text()", async () => {
       const response = await make().request("/upload?read=text,parseBody", { method: "POST", body: multipartBody() });
       const { reads } = await response.json();
-      expect(reads[1]).toEqual({ title: "Grüße", file: FILE });
+      expect(reads[1]).toEqual({ title: "Grüße", file: PARSED_FILE });
     });
   }
 
@@ -272,25 +277,28 @@ describe.each(everyHarness)("a handler reads the body again after validation ($l
     expect(response.status).toBe(413);
   });
 
-  it("a body over the limit without a declared length is refused with 413", async () => {
-    const chunk = new TextEncoder().encode(`{"title":"${"x".repeat(64 * 1024)}`);
-    let sentChunks = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sentChunks++ < 20) controller.enqueue(chunk);
-        else controller.close();
-      },
+  // In-process: over HTTP the server, not specroute, decides when the sender's stream is read.
+  if (harness.transport !== "http")
+    it("a body over the limit without a declared length is refused with 413", async () => {
+      const chunk = new TextEncoder().encode(`{"title":"${"x".repeat(64 * 1024)}`);
+      let sentChunks = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sentChunks++ < 20) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+      const response = await make().request("/json?read=text", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
+      expect(response.status).toBe(413);
+      // Refused after 17 of the 20 chunks; the rest was read and dropped, so a sender could finish.
+      await eventually(() => sentChunks === 21);
+      expect(sentChunks).toBe(21);
     });
-    const response = await make().request("/json?read=text", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: stream,
-      duplex: "half",
-    } as RequestInit);
-    expect(response.status).toBe(413);
-    // Refused after 17 of the 20 chunks; the rest was read and dropped, so a sender could finish.
-    await expect.poll(() => sentChunks).toBe(21);
-  });
 });
 
 describe("the platform Request is never altered", () => {
@@ -436,19 +444,12 @@ describe("the platform Request is never altered", () => {
     } as RequestInit;
     const original = new Request("http://localhost/clone", init);
     original.headers.set("x-trace", "t-1");
+    // What the runtime keeps of those fields (Bun keeps no integrity, keepalive or referrerPolicy): the copy keeps the same.
+    const { credentials, integrity, keepalive, redirect, referrerPolicy, mode, cache } = original;
     const response = await router.fetch(original);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      fields: {
-        method: "POST",
-        credentials: "include",
-        integrity: "sha256-abc",
-        keepalive: true,
-        redirect: "manual",
-        referrerPolicy: "no-referrer",
-        mode: "same-origin",
-        cache: "no-store",
-      },
+      fields: { method: "POST", credentials, integrity, keepalive, redirect, referrerPolicy, mode, cache },
       header: "t-1",
       body: { title: "cloned" },
       again: JSON.stringify({ title: "cloned" }),
@@ -565,10 +566,10 @@ describe("a handler reads the body again over real HTTP (Hono on node-server)", 
       });
       expect(response.status).toBe(200);
       const { reads } = await response.json();
-      expect(reads[0]).toEqual({ title: "Grüße", file: FILE });
+      expect(reads[0]).toEqual({ title: "Grüße", file: PARSED_FILE });
       expect(reads[1]).toEqual([
         ["title", "Grüße"],
-        ["file", FILE],
+        ["file", PARSED_FILE],
       ]);
     });
   });
