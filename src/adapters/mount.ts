@@ -53,10 +53,13 @@ export class Mount {
     readonly routingPrefix = "",
   ) {}
 
-  /** Whether this mount adds security to what it mounts: the parent router has `auth` or `security`. */
+  /**
+   * Whether this mount changes what the routes it mounts enforce: the parent router has `auth` or
+   * `security`, or refuses JSON sent as `text/plain`.
+   */
   get addsLayer(): boolean {
-    const { auth, security } = this.parent.options;
-    return auth !== undefined || security !== undefined;
+    const { auth, security, readTextPlainAsJson } = this.parent.options;
+    return auth !== undefined || security !== undefined || !readTextPlainAsJson;
   }
 
   /** A nested router's handler, registered at `path` there, as this mount serves it; undefined to leave it out. */
