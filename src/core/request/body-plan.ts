@@ -10,7 +10,7 @@ import {
   objectShape,
   type ScalarKind,
 } from "../zod-introspect";
-import { declaredTooLarge, decodeUtf8, discardRest, parseJsonBody } from "./body";
+import { declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
 import type { IncomingRequest } from "./incoming";
 import { readMultipart } from "./multipart";
 import { isRequestLike } from "./request-like";
@@ -36,8 +36,6 @@ export interface MediaPlan {
   essence: string;
   schema: z.ZodType;
   required: boolean;
-  /** Set once the schema turns out to need async parsing. */
-  async: boolean;
   /** Declared members of a form body, or null when its schema is not an object we can see into. */
   fields: FormField[] | null;
   /** The same members by name, for the multipart reader's per-part limits. */
@@ -99,7 +97,6 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
       essence,
       schema,
       required: body.required ?? (plain || !acceptsUndefined(schema)),
-      async: false,
       fields,
       fieldsByName: new Map(fields?.map((field) => [field.key, field])),
       known: new Set(fields?.map((field) => field.key) ?? []),
@@ -292,9 +289,7 @@ async function isEmpty(incoming: IncomingRequest): Promise<boolean> {
 function groupForm(params: URLSearchParams): FormValues {
   const form: FormValues = new Map();
   for (const [key, value] of params) {
-    if (key === "__proto__") {
-      throw new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
-    }
+    if (key === "__proto__") throw forbiddenProtoKey();
     group(form, key, value);
   }
   return form;

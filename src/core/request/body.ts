@@ -134,10 +134,13 @@ export function parseJsonBody(text: string): unknown {
 }
 
 function refuseProtoKey(this: unknown, key: string, value: unknown): unknown {
-  if (key === "__proto__") {
-    throw new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
-  }
+  if (key === "__proto__") throw forbiddenProtoKey();
   return value;
+}
+
+/** The 400 for a body member named `__proto__`, in JSON, a form or multipart parts alike. */
+export function forbiddenProtoKey(): InputValidationException {
+  return new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
 }
 
 /** Iterative depth check, so a hostile body cannot overflow the stack here. */

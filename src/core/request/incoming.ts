@@ -37,8 +37,8 @@ export interface IncomingRequest {
 }
 
 /**
- * A fetch Request read through its own API: how requests are read on Workers, Bun and Deno, and by
- * `validateRequest()`. Adapters extend it with their router's parameters and where a read body is kept.
+ * A fetch Request read through its own API: what `validateRequest()` reads. The adapters implement
+ * `IncomingRequest` themselves, over what their router hands a handler.
  */
 export class FetchIncoming implements IncomingRequest {
   constructor(

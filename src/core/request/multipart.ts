@@ -1,5 +1,5 @@
 import { InputValidationException, PayloadTooLargeException } from "../../errors/exceptions";
-import { bodyTooLarge, concatBytes, discardRest } from "./body";
+import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
 export interface MultipartLimits {
@@ -213,9 +213,7 @@ class MultipartParser {
     if (disposition?.get("") !== "form-data" || name === undefined) {
       throw malformed('Every multipart part needs a "Content-Disposition: form-data; name=..." header');
     }
-    if (name === "__proto__") {
-      throw new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
-    }
+    if (name === "__proto__") throw forbiddenProtoKey();
     const filename = disposition.get("filename*") ?? disposition.get("filename");
     const limit = this.limits.partLimit(name, filename !== undefined);
     return { name, filename, type, limit, chunks: [], size: 0 };

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
-import { type ApiException, InputValidationException, MultiException } from "../../errors/exceptions";
+import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import {
   type BodyPlan,
@@ -182,8 +182,8 @@ function settle(result: ValidationResult, errors: ApiException[]): ValidationRes
 
 /** A body refused by an exception of the framework (413, 415, 400) joins the request's errors; anything else is thrown. */
 function refuseBody(err: unknown, errors: ApiException[]): void {
-  if (!(err instanceof Error) || !("buildResponse" in err)) throw err;
-  errors.push(err as ApiException);
+  if (!isApiException(err)) throw err;
+  errors.push(err);
 }
 
 /** Stores the body `readBody` gave, parsed by its media type's schema (a promise only for an async schema). */
