@@ -114,7 +114,7 @@ describe("Hono: nested apps with their own onError, mounted twice over", () => {
     }
   }
 
-  it("derives every level without constructing any app, and the innermost onError answers", async () => {
+  it("derives every level of apps whose Hono subclass needs constructor arguments, and the innermost onError answers", async () => {
     class Fails extends OpenAPIRoute {
       schema = { responses: {} };
       async handle(): Promise<never> {
