@@ -104,6 +104,8 @@ export class CreateTask extends SqlCreateEndpoint {
   /**
    * Tasks are numbered within their project, one more than the highest. Two concurrent creates can
    * pick the same number; the loser's insert is a conflict, so it takes the next number and retries.
+   * It first waits a random moment that grows with each loss: creators that collided in step would
+   * otherwise pick the same next number again, and an unlucky one could lose every time.
    */
   async create(data: { projectId: number }) {
     const db = this.database();
@@ -117,6 +119,7 @@ export class CreateTask extends SqlCreateEndpoint {
       } catch (error) {
         if (!(error instanceof ConflictException) || attempt === 20) throw error;
       }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
     }
   }
 
