@@ -6,7 +6,7 @@ import { betterSqlite3Driver, mysql2Driver, pgDriver, pgliteDriver } from "../..
 import { mariadbDialect } from "../../src/sql";
 import { harnesses } from "../helpers";
 import { describeBulkSuite } from "./bulk-and-filters.case";
-import { connectD1 } from "./d1";
+import { connectD1ThroughWorker } from "./d1";
 
 // Bulk create and typed filters on every engine, with each way a driver can hold a connection:
 // one shared connection (better-sqlite3, a pg Client, a mysql2 Connection), a pool, PGlite, D1's batch.
@@ -24,7 +24,7 @@ describeBulkSuite(
   },
   harnesses,
 );
-describeBulkSuite({ name: "d1 (miniflare)", family: "sqlite", connect: connectD1 }, harnesses);
+describeBulkSuite({ name: "d1 (miniflare)", family: "sqlite", connect: connectD1ThroughWorker }, harnesses);
 describeBulkSuite(
   {
     name: "pglite",

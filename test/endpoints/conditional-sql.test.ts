@@ -9,7 +9,7 @@ import { InvalidIdentifierError, mariadbDialect } from "../../src/sql";
 import { harnesses, honoHarness } from "../helpers";
 import type { EngineUnderTest } from "../sql/fixtures";
 import { runConditionalSuite } from "./conditional.case";
-import { connectD1 } from "./d1";
+import { connectD1ThroughWorker } from "./d1";
 
 const pgUrl = process.env.SPECROUTE_PG_URL;
 const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
@@ -23,7 +23,7 @@ const engines: EngineUnderTest[] = [
       return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
     },
   },
-  { name: "d1 (miniflare)", family: "sqlite", connect: connectD1 },
+  { name: "d1 (miniflare)", family: "sqlite", connect: connectD1ThroughWorker },
   {
     name: "pglite",
     family: "postgres",

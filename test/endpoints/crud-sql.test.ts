@@ -6,7 +6,7 @@ import { describe } from "vitest";
 import { betterSqlite3Driver, mysql2Driver, pgDriver, pgliteDriver } from "../../src";
 import { harnesses } from "../helpers";
 import { runCrudSuite } from "./crud.case";
-import { connectD1 } from "./d1";
+import { connectD1ThroughWorker } from "./d1";
 import { sqlBackend } from "./sql-backend";
 
 // The same CRUD suite as the in-memory store, unchanged, on each real engine and both adapters.
@@ -21,7 +21,7 @@ for (const harness of harnesses) {
       return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
     }),
   );
-  runCrudSuite(harness, sqlBackend("d1 (miniflare)", "sqlite", connectD1));
+  runCrudSuite(harness, sqlBackend("d1 (miniflare)", "sqlite", connectD1ThroughWorker));
   runCrudSuite(
     harness,
     sqlBackend("pglite", "postgres", async () => {

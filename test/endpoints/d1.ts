@@ -3,17 +3,6 @@ import { type D1DatabaseLike, d1Driver } from "../../src";
 import type { D1PreparedStatementLike } from "../../src/sql";
 import type { Connection } from "../sql/fixtures";
 
-/** A real D1 database inside workerd (Miniflare), driven from Node through its binding. */
-export async function connectD1(): Promise<Connection> {
-  const mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
-    d1Databases: ["DB"],
-  });
-  const binding = await mf.getD1Database("DB");
-  return { driver: d1Driver(binding as any), close: () => mf.dispose() };
-}
-
 /** A raw D1 binding inside workerd (Miniflare), for code that calls `prepare().bind().all()` itself. */
 export async function openD1Binding(): Promise<{ binding: any; close(): Promise<void> }> {
   const mf = new Miniflare({
@@ -50,7 +39,7 @@ interface SentStatement extends D1PreparedStatementLike {
 /**
  * A D1 binding whose statements a Worker inside workerd runs on its own binding, as a deployed app's
  * code does: each statement (or batch) is one asynchronous request from Node. Miniflare's binding proxy
- * (`connectD1`, `openD1Binding`) makes five synchronous round trips per statement (looking up and
+ * (`openD1Binding`) makes five synchronous round trips per statement (looking up and
  * calling `prepare`, `bind` and `all`), each blocking Node's thread until workerd answers; under CPU
  * load that is slow, and its handshake can lose a reply (a late wake-up from the previous call; fixed
  * upstream in cloudflare/workers-sdk#15552), after which every later call of that Miniflare fails.

@@ -5,7 +5,7 @@ import pg from "pg";
 import { describe } from "vitest";
 import { betterSqlite3Driver, mysql2Driver, pgDriver, pgliteDriver, type SqlDriver } from "../../src";
 import type { Connection, Family } from "../sql/fixtures";
-import { connectD1 } from "./d1";
+import { connectD1ThroughWorker } from "./d1";
 import { sqlBackend } from "./sql-backend";
 import { runSqlSafetySuite } from "./sql-safety.case";
 
@@ -26,7 +26,7 @@ engine("sqlite", "sqlite", async () => {
   const db = new Database(":memory:");
   return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
 });
-engine("d1 (miniflare)", "sqlite", connectD1);
+engine("d1 (miniflare)", "sqlite", connectD1ThroughWorker);
 engine("pglite", "postgres", async () => {
   const db = new PGlite();
   return { driver: pgliteDriver(db), close: () => db.close() };
