@@ -312,7 +312,7 @@ export function migrateSource(
         fail("Obj fields with a spread, method or accessor");
       }
     }
-    return applyEdits(node, edits);
+    return editedText(node, edits);
   };
 
   const editOf = (node: TS.Node, replacement: string): Edit => ({
@@ -322,19 +322,11 @@ export function migrateSource(
   });
 
   /** `node`'s text with the helper calls inside it rewritten (those that can be). */
-  const rewriteInside = (node: TS.Node): string => applyEdits(node, collectEdits(node));
+  const rewriteInside = (node: TS.Node): string => editedText(node, collectEdits(node));
 
-  const applyEdits = (node: TS.Node, edits: Edit[]): string => {
-    // A source file's own start would skip its leading comments.
-    const start = node === source ? 0 : node.getStart(source);
-    let out = "";
-    let at = start;
-    for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
-      out += text.slice(at, edit.start) + edit.text;
-      at = edit.end;
-    }
-    return out + text.slice(at, node.getEnd());
-  };
+  // A source file's own start would skip its leading comments.
+  const editedText = (node: TS.Node, edits: Edit[]): string =>
+    applyEdits(text, edits, node === source ? 0 : node.getStart(source), node.getEnd());
 
   /** Edits for the outermost helper calls under `node`; an unmigratable call is noted and its arguments still visited. */
   const collectEdits = (node: TS.Node): Edit[] => {
@@ -377,7 +369,7 @@ export function migrateSource(
   };
   findStrayUses(source);
 
-  const body = applyEdits(source, edits);
+  const body = editedText(source, edits);
   return { text: rewriteImports(ts, fileName, body, helpers, edits.length > 0), notes: uniqueByLine(notes) };
 }
 
@@ -438,13 +430,18 @@ function rewriteImports(
     if (removal) removal.text = 'import { z } from "zod";\n';
     else edits.push({ start: last.getEnd(), end: last.getEnd(), text: '\nimport { z } from "zod";' });
   }
+  return applyEdits(text, edits);
+}
+
+/** `text` from `start` to `end` with `edits` (within that range, none overlapping) made. */
+function applyEdits(text: string, edits: readonly Edit[], start = 0, end = text.length): string {
   let out = "";
-  let at = 0;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+  let at = start;
+  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
     out += text.slice(at, edit.start) + edit.text;
     at = edit.end;
   }
-  return out + text.slice(at);
+  return out + text.slice(at, end);
 }
 
 function importsZod(ts: Ts, source: TS.SourceFile): boolean {
