@@ -28,6 +28,7 @@ const SOURCE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git"]);
 const OLD_PACKAGE = "chanfana";
 const NEW_PACKAGE = "specroute";
+const ZOD_IMPORT = 'import { z } from "zod";';
 
 /** The zod form of each option-taking helper, before its options. */
 const BASES: Record<string, string> = {
@@ -448,8 +449,8 @@ function rewriteImports(
     const last = source.statements.filter((statement) => ts.isImportDeclaration(statement)).at(-1)!;
     const removal = removed.get(last);
     // zod's import takes the place of a removed last import, else goes after it.
-    if (removal) removal.text = 'import { z } from "zod";\n';
-    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: '\nimport { z } from "zod";' });
+    if (removal) removal.text = `${ZOD_IMPORT}\n`;
+    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: `\n${ZOD_IMPORT}` });
   }
   return applyEdits(text, edits);
 }
@@ -480,7 +481,9 @@ function uniqueByLine<T extends { line: number; reason: string }>(notes: T[]): T
     .sort((a, b) => a.line - b.line);
 }
 
-export const MIGRATE_USAGE = `Usage: specroute migrate <dir> [--write]
+const USAGE_LINE = "specroute migrate <dir> [--write]";
+
+export const MIGRATE_USAGE = `Usage: ${USAGE_LINE}
 
 Rewrites the sources under <dir> from chanfana 2/3 to specroute: the import line names "specroute",
 and chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod. Prints a
@@ -511,13 +514,16 @@ export async function migrateCommand(
     else if (token.startsWith("-")) throw new CliError(`unknown option '${token}' (see specroute migrate --help)`);
     else positionals.push(token);
   }
-  if (positionals.length !== 1) throw new CliError("usage: specroute migrate <dir> [--write]");
+  if (positionals.length !== 1) throw new CliError(`usage: ${USAGE_LINE}`);
   const result = await migrate(positionals[0]!, { write, cwd: io.cwd });
   if (!write) io.stdout.write(result.diff);
   for (const note of result.notes) io.stderr.write(`${note.file}:${note.line}: ${note.reason}\n`);
-  const files = result.changedFiles.length;
-  io.stderr.write(
-    `specroute migrate: ${files} file${files === 1 ? "" : "s"} ${write ? "rewritten" : "to rewrite (dry run; --write applies)"}, ` +
-      `${result.notes.length} call${result.notes.length === 1 ? "" : "s"} left for you\n`,
-  );
+  const files = count(result.changedFiles.length, "file");
+  const done = write ? "rewritten" : "to rewrite (dry run; --write applies)";
+  io.stderr.write(`specroute migrate: ${files} ${done}, ${count(result.notes.length, "call")} left for you\n`);
+}
+
+/** `1 file`, `2 files`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
