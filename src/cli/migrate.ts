@@ -28,6 +28,7 @@ const SOURCE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git"]);
 const OLD_PACKAGE = "chanfana";
 const NEW_PACKAGE = "specroute";
+const ZOD_IMPORT = 'import { z } from "zod";';
 
 /** The zod form of each option-taking helper, before its options. */
 const BASES: Record<string, string> = {
@@ -46,6 +47,18 @@ const BASES: Record<string, string> = {
 };
 const HELPERS = new Set([...Object.keys(BASES), "Regex", "Enumeration", "Arr", "Obj"]);
 const COMMON_OPTIONS = new Set(["required", "description", "example", "default", "format", "deprecated"]);
+/** The options a helper has a zod form for, where they are more than the common ones. */
+const HELPER_OPTIONS: Record<string, ReadonlySet<string>> = {
+  Regex: new Set([...COMMON_OPTIONS, "pattern", "patternError"]),
+  Enumeration: new Set([...COMMON_OPTIONS, "values", "enumCaseSensitive"]),
+};
+/** The zod form of a constructor given as an `Arr` element or `Obj` field, chanfana 2 shorthand. */
+const CONSTRUCTORS: Record<string, string> = {
+  String: "z.string()",
+  Number: "z.number()",
+  Boolean: "z.boolean()",
+  Date: "z.iso.datetime()",
+};
 
 /**
  * Rewrites the chanfana 2/3 sources under `dir` for specroute: the import names "specroute", and
@@ -141,28 +154,56 @@ interface Edit {
   text: string;
 }
 
+type Note = Omit<MigrateNote, "file">;
+
+/** An import whose module is a string literal, as every import this file rewrites or reads is. */
+type PackageImport = TS.ImportDeclaration & { moduleSpecifier: TS.StringLiteral };
+
+/** Why a helper call cannot be rewritten exactly; thrown from inside it, caught at the call. */
+class Unmigratable extends Error {}
+
+function fail(reason: string): never {
+  throw new Unmigratable(reason);
+}
+
+/**
+ * One file being rewritten: its parse, its helpers by local name (`import { Str as S }` maps S to
+ * Str), and the notes on the calls left as they were, in the order they were met.
+ */
+interface FileRewrite {
+  ts: Ts;
+  source: TS.SourceFile;
+  helpers: ReadonlyMap<string, string>;
+  notes: Note[];
+}
+
 /**
  * Rewrites one file's text. Calls it cannot rewrite exactly (options not written as a literal,
  * Enumeration mappings, spreads) are left as they are and noted with their line.
  */
-export function migrateSource(
-  ts: Ts,
-  fileName: string,
-  text: string,
-): { text: string; notes: { line: number; reason: string }[] } {
+export function migrateSource(ts: Ts, fileName: string, text: string): { text: string; notes: Note[] } {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
-  const notes: { line: number; reason: string }[] = [];
-  const lineOf = (node: TS.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const imports = importsFrom(ts, source, [OLD_PACKAGE, NEW_PACKAGE]);
+  if (imports.length === 0) return { text, notes: [] };
+  const file: FileRewrite = { ts, source, helpers: importedHelpers(ts, imports), notes: [] };
+  const edits = helperCallEdits(file, source);
+  const notes = [...file.notes, ...strayUses(file, edits)];
+  const body = editedText(file, source, edits);
+  return { text: rewriteImports(ts, fileName, body, file.helpers, edits.length > 0), notes: uniqueByLine(notes) };
+}
 
-  const imports = source.statements.filter(
-    (statement): statement is TS.ImportDeclaration =>
+/** The import declarations of `source` from any of `packages`. */
+function importsFrom(ts: Ts, source: TS.SourceFile, packages: readonly string[]): PackageImport[] {
+  return source.statements.filter(
+    (statement): statement is PackageImport =>
       ts.isImportDeclaration(statement) &&
       ts.isStringLiteral(statement.moduleSpecifier) &&
-      [OLD_PACKAGE, NEW_PACKAGE].includes(statement.moduleSpecifier.text),
+      packages.includes(statement.moduleSpecifier.text),
   );
-  if (imports.length === 0) return { text, notes };
+}
 
-  // Local name → helper name, for `import { Str as S }` too.
+/** Local name → helper name, from the value imports (type-only ones name no call). */
+function importedHelpers(ts: Ts, imports: readonly PackageImport[]): Map<string, string> {
   const helpers = new Map<string, string>();
   for (const declaration of imports) {
     const bindings = declaration.importClause?.namedBindings;
@@ -172,213 +213,197 @@ export function migrateSource(
       if (HELPERS.has(imported) && !specifier.isTypeOnly) helpers.set(specifier.name.text, imported);
     }
   }
+  return helpers;
+}
 
-  class Unmigratable extends Error {}
-  const fail = (reason: string): never => {
-    throw new Unmigratable(reason);
+/** Edits for the outermost helper calls under `node`; an unmigratable call is noted and its arguments still visited. */
+function helperCallEdits(file: FileRewrite, node: TS.Node): Edit[] {
+  const { ts, source } = file;
+  const edits: Edit[] = [];
+  const visit = (child: TS.Node): void => {
+    if (ts.isImportDeclaration(child)) return;
+    const zod = ts.isCallExpression(child) ? helperCallToZod(file, child) : undefined;
+    if (zod === undefined) ts.forEachChild(child, visit);
+    else edits.push(editOf(source, child, zod));
   };
-  const helperOf = (node: TS.Node) => (ts.isIdentifier(node) ? helpers.get(node.text) : undefined);
+  ts.forEachChild(node, visit);
+  return edits;
+}
 
-  /** The zod text for a helper call, or throws Unmigratable. */
-  const callToZod = (call: TS.CallExpression, helper: string): string => {
-    const args = call.arguments;
-    if (args.some((arg) => ts.isSpreadElement(arg))) fail(`${helper}(...) with spread arguments`);
-    if (helper === "Arr") {
-      if (args.length === 0 || args.length > 2) fail("Arr needs one element type and optional options");
-      return withOptions(`z.array(${memberToZod(args[0]!)})`, optionsOf(args[1], helper, COMMON_OPTIONS));
+/** The zod text of `call` when it calls a helper and can be rewritten; else undefined, the call noted if it is a helper's. */
+function helperCallToZod(file: FileRewrite, call: TS.CallExpression): string | undefined {
+  const helper = helperOf(file, call.expression);
+  if (helper === undefined) return undefined;
+  try {
+    return helperToZod(file, helper, call.arguments);
+  } catch (err) {
+    if (!(err instanceof Unmigratable)) throw err;
+    file.notes.push({ line: lineOf(file.source, call), reason: `${err.message}; left as ${helper}(...)` });
+    return undefined;
+  }
+}
+
+function helperOf(file: FileRewrite, node: TS.Node): string | undefined {
+  return file.ts.isIdentifier(node) ? file.helpers.get(node.text) : undefined;
+}
+
+/** The zod text for a helper called with `args` (none when it is passed uncalled), or throws Unmigratable. */
+function helperToZod(file: FileRewrite, helper: string, args: readonly TS.Expression[]): string {
+  const { ts } = file;
+  if (args.some((arg) => ts.isSpreadElement(arg))) fail(`${helper}(...) with spread arguments`);
+  if (helper === "Arr" || helper === "Obj") return containerToZod(file, helper, args);
+  if (args.length > 1) fail(`${helper} called with more than one argument`);
+  const options = optionsOf(file, args[0], helper);
+  const text = (name: string) => options.get(name)?.getText(file.source);
+  if (helper === "Regex") {
+    const pattern = text("pattern") ?? fail("Regex without a literal pattern option");
+    // chanfana 2's message for a mismatch, kept so answers stay the same.
+    return withOptions(file, `z.string().regex(${pattern}, ${text("patternError") ?? '"Invalid"'})`, options);
+  }
+  if (helper === "Enumeration") {
+    const sensitive = text("enumCaseSensitive");
+    if (sensitive !== undefined && sensitive !== "true") fail("Enumeration with enumCaseSensitive");
+    const values = options.get("values");
+    if (!values || !ts.isArrayLiteralExpression(values) || values.elements.some((e) => !ts.isStringLiteralLike(e))) {
+      fail("Enumeration whose values are not a list of string literals (a mapping, or computed)");
     }
-    if (helper === "Obj") {
-      if (args.length === 0 || args.length > 2) fail("Obj needs one fields object and optional options");
-      return withOptions(`z.object(${fieldsToZod(args[0]!)})`, optionsOf(args[1], helper, COMMON_OPTIONS));
+    return withOptions(file, `z.enum(${text("values")})`, options);
+  }
+  return withOptions(file, BASES[helper]!, options);
+}
+
+/** `Arr(element, options?)` or `Obj(fields, options?)` as zod, or throws Unmigratable. */
+function containerToZod(file: FileRewrite, helper: "Arr" | "Obj", args: readonly TS.Expression[]): string {
+  const [inner, options, ...extra] = args;
+  if (inner === undefined || extra.length > 0) {
+    fail(`${helper} needs one ${helper === "Arr" ? "element type" : "fields object"} and optional options`);
+  }
+  const schema = helper === "Arr" ? `z.array(${memberToZod(file, inner)})` : `z.object(${fieldsToZod(file, inner)})`;
+  return withOptions(file, schema, optionsOf(file, options, helper));
+}
+
+/** A call's options by name, from an object literal of the options `helper` has a zod form for; else throws Unmigratable. */
+function optionsOf(file: FileRewrite, node: TS.Expression | undefined, helper: string): Map<string, TS.Expression> {
+  const { ts } = file;
+  const options = new Map<string, TS.Expression>();
+  if (node === undefined) return options;
+  if (!ts.isObjectLiteralExpression(node)) fail(`${helper} called with options that are not an object literal`);
+  const allowed = HELPER_OPTIONS[helper] ?? COMMON_OPTIONS;
+  for (const property of node.properties) {
+    if (!ts.isPropertyAssignment(property) || !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) {
+      fail(`${helper} options with a spread, shorthand or computed property`);
     }
-    if (args.length > 1) fail(`${helper} called with more than one argument`);
-    if (helper === "Regex") {
-      const options = optionsOf(args[0], helper, new Set([...COMMON_OPTIONS, "pattern", "patternError"]));
-      const pattern = options.get("pattern") ?? fail("Regex without a literal pattern option");
-      // chanfana 2's message for a mismatch, kept so answers stay the same.
-      return withOptions(`z.string().regex(${pattern}, ${options.get("patternError") ?? '"Invalid"'})`, options);
+    const name = property.name.text;
+    if (!allowed.has(name)) fail(`${helper} option '${name}' has no zod equivalent here`);
+    options.set(name, property.initializer);
+  }
+  const required = options.get("required");
+  if (
+    required !== undefined &&
+    required.kind !== ts.SyntaxKind.TrueKeyword &&
+    required.kind !== ts.SyntaxKind.FalseKeyword
+  ) {
+    fail(`${helper} with a 'required' that is not true or false`);
+  }
+  if (options.get("default")?.kind === ts.SyntaxKind.UndefinedKeyword) fail(`${helper} with default: undefined`);
+  return options;
+}
+
+/** Chains the options in the order specroute's shims apply them, so the document is the same. */
+function withOptions(file: FileRewrite, base: string, options: ReadonlyMap<string, TS.Expression>): string {
+  const text = (name: string) => options.get(name)!.getText(file.source);
+  const metadata = ["example", "format", "deprecated"].filter((name) => options.has(name));
+  let out = base;
+  if (metadata.length > 0) out += `.openapi({ ${metadata.map((name) => `${name}: ${text(name)}`).join(", ")} })`;
+  if (options.get("required")?.kind === file.ts.SyntaxKind.FalseKeyword) out += ".optional()";
+  if (options.has("default")) out += `.default(${text("default")})`;
+  if (options.has("description")) out += `.describe(${text("description")})`;
+  return out;
+}
+
+/** An `Arr` element or `Obj` field: a helper (called or not), chanfana 2 shorthand, or any other schema as written. */
+function memberToZod(file: FileRewrite, node: TS.Expression): string {
+  const { ts, source } = file;
+  if (ts.isParenthesizedExpression(node)) return memberToZod(file, node.expression);
+  // A call left as it was still gives a zod schema (the shim's), so it can stay inside a rewritten parent.
+  if (ts.isCallExpression(node)) return helperCallToZod(file, node) ?? rewriteInside(file, node);
+  const uncalled = helperOf(file, node);
+  if (uncalled === "Regex" || uncalled === "Enumeration") fail(`${uncalled} passed uncalled`);
+  if (uncalled !== undefined) return helperToZod(file, uncalled, []);
+  if (ts.isIdentifier(node)) return CONSTRUCTORS[node.text] ?? node.getText(source);
+  if (ts.isStringLiteralLike(node)) return `z.string().openapi({ example: ${node.getText(source)} })`;
+  if (ts.isNumericLiteral(node)) return `z.number().openapi({ example: ${node.getText(source)} })`;
+  if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) {
+    return `z.boolean().openapi({ example: ${node.getText(source)} })`;
+  }
+  if (node.kind === ts.SyntaxKind.NullKeyword) return "z.string().optional()";
+  if (ts.isArrayLiteralExpression(node)) {
+    const [element] = node.elements;
+    if (element === undefined) fail("Arr shorthand [] without an element type");
+    return `z.array(${memberToZod(file, element)})`;
+  }
+  if (ts.isObjectLiteralExpression(node)) return `z.object(${fieldsToZod(file, node)})`;
+  return rewriteInside(file, node);
+}
+
+/** An object literal of fields, its layout kept, each value rewritten. */
+function fieldsToZod(file: FileRewrite, node: TS.Expression): string {
+  const { ts, source } = file;
+  if (!ts.isObjectLiteralExpression(node)) fail("Obj called with fields that are not an object literal");
+  const edits: Edit[] = [];
+  for (const property of node.properties) {
+    if (ts.isPropertyAssignment(property)) {
+      edits.push(editOf(source, property.initializer, memberToZod(file, property.initializer)));
+    } else if (ts.isShorthandPropertyAssignment(property)) {
+      const value = memberToZod(file, property.name);
+      if (value !== property.name.text) edits.push(editOf(source, property, `${property.name.text}: ${value}`));
+    } else {
+      fail("Obj fields with a spread, method or accessor");
     }
-    if (helper === "Enumeration") {
-      const options = optionsOf(args[0], helper, new Set([...COMMON_OPTIONS, "values", "enumCaseSensitive"]));
-      const sensitive = options.get("enumCaseSensitive");
-      if (sensitive !== undefined && sensitive !== "true") fail("Enumeration with enumCaseSensitive");
-      const values = optionNodes.get("values");
-      if (!values || !ts.isArrayLiteralExpression(values) || values.elements.some((e) => !ts.isStringLiteralLike(e))) {
-        fail("Enumeration whose values are not a list of string literals (a mapping, or computed)");
-      }
-      return withOptions(`z.enum(${options.get("values")})`, options);
-    }
-    return withOptions(BASES[helper]!, optionsOf(args[0], helper, COMMON_OPTIONS));
+  }
+  return editedText(file, node, edits);
+}
+
+/** `node`'s text with the helper calls inside it rewritten (those that can be). */
+function rewriteInside(file: FileRewrite, node: TS.Node): string {
+  return editedText(file, node, helperCallEdits(file, node));
+}
+
+/** A helper named anywhere but as a call cannot be rewritten here (it may be passed around): one note each. */
+function strayUses(file: FileRewrite, edits: readonly Edit[]): Note[] {
+  const { ts, source } = file;
+  const rewritten = (node: TS.Node) =>
+    edits.some((edit) => node.getStart(source) >= edit.start && node.getEnd() <= edit.end);
+  const called = (node: TS.Identifier) => ts.isCallExpression(node.parent) && node.parent.expression === node;
+  return helperNames(ts, source, file.helpers)
+    .filter((name) => !rewritten(name) && !called(name))
+    .map((name) => ({ line: lineOf(source, name), reason: `${name.text} used other than as a call; left as is` }));
+}
+
+/** Every identifier under `node` that names one of `helpers`, in source order, the imports' own names aside. */
+function helperNames(ts: Ts, node: TS.Node, helpers: ReadonlyMap<string, string>): TS.Identifier[] {
+  const found: TS.Identifier[] = [];
+  const visit = (child: TS.Node): void => {
+    if (ts.isImportDeclaration(child)) return;
+    if (ts.isIdentifier(child) && helpers.has(child.text)) found.push(child);
+    ts.forEachChild(child, visit);
   };
+  visit(node);
+  return found;
+}
 
-  // The nodes of the options object read last, for checks on their shape.
-  let optionNodes = new Map<string, TS.Expression>();
+function lineOf(source: TS.SourceFile, node: TS.Node): number {
+  return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+}
 
-  /** The options of a call as source text by name, from an object literal only. */
-  const optionsOf = (node: TS.Expression | undefined, helper: string, allowed: Set<string>): Map<string, string> => {
-    const texts = new Map<string, string>();
-    optionNodes = new Map();
-    if (node === undefined) return texts;
-    if (!ts.isObjectLiteralExpression(node)) fail(`${helper} called with options that are not an object literal`);
-    for (const property of (node as TS.ObjectLiteralExpression).properties) {
-      if (
-        !ts.isPropertyAssignment(property) ||
-        !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))
-      ) {
-        fail(`${helper} options with a spread, shorthand or computed property`);
-      }
-      const assignment = property as TS.PropertyAssignment;
-      const name = (assignment.name as TS.Identifier | TS.StringLiteral).text;
-      if (!allowed.has(name)) fail(`${helper} option '${name}' has no zod equivalent here`);
-      texts.set(name, assignment.initializer.getText(source));
-      optionNodes.set(name, assignment.initializer);
-    }
-    const required = optionNodes.get("required");
-    if (
-      required !== undefined &&
-      required.kind !== ts.SyntaxKind.TrueKeyword &&
-      required.kind !== ts.SyntaxKind.FalseKeyword
-    ) {
-      fail(`${helper} with a 'required' that is not true or false`);
-    }
-    if (optionNodes.get("default")?.kind === ts.SyntaxKind.UndefinedKeyword) fail(`${helper} with default: undefined`);
-    return texts;
-  };
+function editOf(source: TS.SourceFile, node: TS.Node, replacement: string): Edit {
+  return { start: node.getStart(source), end: node.getEnd(), text: replacement };
+}
 
-  /** Chains the options in the order specroute's shims apply them, so the document is the same. */
-  const withOptions = (base: string, options: Map<string, string>): string => {
-    const metadata = ["example", "format", "deprecated"].filter((name) => options.has(name));
-    let out = base;
-    if (metadata.length > 0)
-      out += `.openapi({ ${metadata.map((name) => `${name}: ${options.get(name)}`).join(", ")} })`;
-    if (options.get("required") === "false") out += ".optional()";
-    if (options.has("default")) out += `.default(${options.get("default")})`;
-    if (options.has("description")) out += `.describe(${options.get("description")})`;
-    return out;
-  };
-
-  /** An `Arr` element or `Obj` field: a helper (called or not), chanfana 2 shorthand, or any other schema as written. */
-  const memberToZod = (node: TS.Expression): string => {
-    if (ts.isParenthesizedExpression(node)) return memberToZod(node.expression);
-    if (ts.isCallExpression(node)) {
-      const helper = helperOf(node.expression);
-      if (helper === undefined) return rewriteInside(node);
-      try {
-        return callToZod(node, helper);
-      } catch (err) {
-        // The shim still returns a zod schema, so the call can stay inside a rewritten parent.
-        if (!(err instanceof Unmigratable)) throw err;
-        noteUnmigratable(node, helper, err);
-        return rewriteInside(node);
-      }
-    }
-    const uncalled = helperOf(node);
-    if (uncalled === "Regex" || uncalled === "Enumeration") fail(`${uncalled} passed uncalled`);
-    if (uncalled !== undefined) return callToZod(ts.factory.createCallExpression(node, undefined, []), uncalled);
-    if (ts.isIdentifier(node)) {
-      const constructors: Record<string, string> = {
-        String: "z.string()",
-        Number: "z.number()",
-        Boolean: "z.boolean()",
-        Date: "z.iso.datetime()",
-      };
-      return constructors[node.text] ?? node.getText(source);
-    }
-    if (ts.isStringLiteralLike(node)) return `z.string().openapi({ example: ${node.getText(source)} })`;
-    if (ts.isNumericLiteral(node)) return `z.number().openapi({ example: ${node.getText(source)} })`;
-    if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) {
-      return `z.boolean().openapi({ example: ${node.getText(source)} })`;
-    }
-    if (node.kind === ts.SyntaxKind.NullKeyword) return "z.string().optional()";
-    if (ts.isArrayLiteralExpression(node)) {
-      if (node.elements.length === 0) fail("Arr shorthand [] without an element type");
-      return `z.array(${memberToZod(node.elements[0]!)})`;
-    }
-    if (ts.isObjectLiteralExpression(node)) return `z.object(${fieldsToZod(node)})`;
-    return rewriteInside(node);
-  };
-
-  /** An object literal of fields, its layout kept, each value rewritten. */
-  const fieldsToZod = (node: TS.Expression): string => {
-    if (!ts.isObjectLiteralExpression(node)) fail("Obj called with fields that are not an object literal");
-    const edits: Edit[] = [];
-    for (const property of (node as TS.ObjectLiteralExpression).properties) {
-      if (ts.isPropertyAssignment(property)) {
-        edits.push(editOf(property.initializer, memberToZod(property.initializer)));
-      } else if (ts.isShorthandPropertyAssignment(property)) {
-        const value = memberToZod(property.name);
-        if (value !== property.name.text) edits.push(editOf(property, `${property.name.text}: ${value}`));
-      } else {
-        fail("Obj fields with a spread, method or accessor");
-      }
-    }
-    return applyEdits(node, edits);
-  };
-
-  const editOf = (node: TS.Node, replacement: string): Edit => ({
-    start: node.getStart(source),
-    end: node.getEnd(),
-    text: replacement,
-  });
-
-  /** `node`'s text with the helper calls inside it rewritten (those that can be). */
-  const rewriteInside = (node: TS.Node): string => applyEdits(node, collectEdits(node));
-
-  const applyEdits = (node: TS.Node, edits: Edit[]): string => {
-    // A source file's own start would skip its leading comments.
-    const start = node === source ? 0 : node.getStart(source);
-    let out = "";
-    let at = start;
-    for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
-      out += text.slice(at, edit.start) + edit.text;
-      at = edit.end;
-    }
-    return out + text.slice(at, node.getEnd());
-  };
-
-  /** Edits for the outermost helper calls under `node`; an unmigratable call is noted and its arguments still visited. */
-  const collectEdits = (node: TS.Node): Edit[] => {
-    const edits: Edit[] = [];
-    const visit = (child: TS.Node): void => {
-      if (ts.isImportDeclaration(child)) return;
-      if (ts.isCallExpression(child)) {
-        const helper = helperOf(child.expression);
-        if (helper !== undefined) {
-          try {
-            edits.push(editOf(child, callToZod(child, helper)));
-            return;
-          } catch (err) {
-            if (!(err instanceof Unmigratable)) throw err;
-            noteUnmigratable(child, helper, err);
-            ts.forEachChild(child, visit);
-            return;
-          }
-        }
-      }
-      ts.forEachChild(child, visit);
-    };
-    ts.forEachChild(node, visit);
-    return edits;
-  };
-  const noteUnmigratable = (call: TS.CallExpression, helper: string, err: Error) =>
-    notes.push({ line: lineOf(call), reason: `${err.message}; left as ${helper}(...)` });
-
-  const edits = collectEdits(source);
-
-  // A helper named anywhere but as a call cannot be rewritten here (it may be passed around).
-  const findStrayUses = (node: TS.Node): void => {
-    if (ts.isImportDeclaration(node)) return;
-    if (edits.some((edit) => node.getStart(source) >= edit.start && node.getEnd() <= edit.end)) return;
-    if (ts.isIdentifier(node) && helpers.has(node.text)) {
-      const called = ts.isCallExpression(node.parent) && node.parent.expression === node;
-      if (!called) notes.push({ line: lineOf(node), reason: `${node.text} used other than as a call; left as is` });
-    }
-    ts.forEachChild(node, findStrayUses);
-  };
-  findStrayUses(source);
-
-  const body = applyEdits(source, edits);
-  return { text: rewriteImports(ts, fileName, body, helpers, edits.length > 0), notes: uniqueByLine(notes) };
+/** `node`'s text in the file with `edits` made; a source file's from 0, as its own start would skip its leading comments. */
+function editedText(file: FileRewrite, node: TS.Node, edits: readonly Edit[]): string {
+  const start = node === file.source ? 0 : node.getStart(file.source);
+  return applyEdits(file.source.text, edits, start, node.getEnd());
 }
 
 /**
@@ -389,26 +414,15 @@ function rewriteImports(
   ts: Ts,
   fileName: string,
   text: string,
-  helpers: Map<string, string>,
+  helpers: ReadonlyMap<string, string>,
   needsZod: boolean,
 ): string {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
-  const stillUsed = new Set<string>();
-  const findUses = (node: TS.Node): void => {
-    if (ts.isImportDeclaration(node)) return;
-    if (ts.isIdentifier(node) && helpers.has(node.text)) stillUsed.add(node.text);
-    ts.forEachChild(node, findUses);
-  };
-  findUses(source);
-
+  const stillUsed = new Set(helperNames(ts, source, helpers).map((name) => name.text));
   const edits: Edit[] = [];
-  const replace = (node: TS.Node, replacement: string) =>
-    edits.push({ start: node.getStart(source), end: node.getEnd(), text: replacement });
   const removed = new Map<TS.Node, Edit>();
-  for (const declaration of source.statements) {
-    if (!ts.isImportDeclaration(declaration) || !ts.isStringLiteral(declaration.moduleSpecifier)) continue;
+  for (const declaration of importsFrom(ts, source, [OLD_PACKAGE, NEW_PACKAGE])) {
     const specifier = declaration.moduleSpecifier;
-    if (![OLD_PACKAGE, NEW_PACKAGE].includes(specifier.text)) continue;
     const bindings = declaration.importClause?.namedBindings;
     if (bindings && ts.isNamedImports(bindings) && !declaration.importClause?.isTypeOnly) {
       const kept = bindings.elements.filter(
@@ -416,41 +430,44 @@ function rewriteImports(
       );
       if (kept.length === 0 && !declaration.importClause?.name) {
         // Nothing left to import: the whole line goes.
-        const end = text[declaration.getEnd()] === "\n" ? declaration.getEnd() + 1 : declaration.getEnd();
-        const removal = { start: declaration.getStart(source), end, text: "" };
+        const removal = editOf(source, declaration, "");
+        if (text[removal.end] === "\n") removal.end++;
         edits.push(removal);
         removed.set(declaration, removal);
         continue;
       }
       if (kept.length !== bindings.elements.length) {
-        replace(bindings, `{ ${kept.map((element) => element.getText(source)).join(", ")} }`);
+        edits.push(editOf(source, bindings, `{ ${kept.map((element) => element.getText(source)).join(", ")} }`));
       }
     }
     if (specifier.text === OLD_PACKAGE) {
       const quote = specifier.getText(source)[0];
-      replace(specifier, `${quote}${NEW_PACKAGE}${quote}`);
+      edits.push(editOf(source, specifier, `${quote}${NEW_PACKAGE}${quote}`));
     }
   }
   if (needsZod && !importsZod(ts, source)) {
     const last = source.statements.filter((statement) => ts.isImportDeclaration(statement)).at(-1)!;
     const removal = removed.get(last);
     // zod's import takes the place of a removed last import, else goes after it.
-    if (removal) removal.text = 'import { z } from "zod";\n';
-    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: '\nimport { z } from "zod";' });
+    if (removal) removal.text = `${ZOD_IMPORT}\n`;
+    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: `\n${ZOD_IMPORT}` });
   }
+  return applyEdits(text, edits);
+}
+
+/** `text` from `start` to `end` with `edits` (within that range, none overlapping) made. */
+function applyEdits(text: string, edits: readonly Edit[], start = 0, end = text.length): string {
   let out = "";
-  let at = 0;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+  let at = start;
+  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
     out += text.slice(at, edit.start) + edit.text;
     at = edit.end;
   }
-  return out + text.slice(at);
+  return out + text.slice(at, end);
 }
 
 function importsZod(ts: Ts, source: TS.SourceFile): boolean {
-  return source.statements.some((statement) => {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return false;
-    if (statement.moduleSpecifier.text !== "zod") return false;
+  return importsFrom(ts, source, ["zod"]).some((statement) => {
     const bindings = statement.importClause?.namedBindings;
     return !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((element) => element.name.text === "z");
   });
@@ -464,7 +481,9 @@ function uniqueByLine<T extends { line: number; reason: string }>(notes: T[]): T
     .sort((a, b) => a.line - b.line);
 }
 
-export const MIGRATE_USAGE = `Usage: specroute migrate <dir> [--write]
+const USAGE_LINE = "specroute migrate <dir> [--write]";
+
+export const MIGRATE_USAGE = `Usage: ${USAGE_LINE}
 
 Rewrites the sources under <dir> from chanfana 2/3 to specroute: the import line names "specroute",
 and chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod. Prints a
@@ -495,13 +514,16 @@ export async function migrateCommand(
     else if (token.startsWith("-")) throw new CliError(`unknown option '${token}' (see specroute migrate --help)`);
     else positionals.push(token);
   }
-  if (positionals.length !== 1) throw new CliError("usage: specroute migrate <dir> [--write]");
+  if (positionals.length !== 1) throw new CliError(`usage: ${USAGE_LINE}`);
   const result = await migrate(positionals[0]!, { write, cwd: io.cwd });
   if (!write) io.stdout.write(result.diff);
   for (const note of result.notes) io.stderr.write(`${note.file}:${note.line}: ${note.reason}\n`);
-  const files = result.changedFiles.length;
-  io.stderr.write(
-    `specroute migrate: ${files} file${files === 1 ? "" : "s"} ${write ? "rewritten" : "to rewrite (dry run; --write applies)"}, ` +
-      `${result.notes.length} call${result.notes.length === 1 ? "" : "s"} left for you\n`,
-  );
+  const files = count(result.changedFiles.length, "file");
+  const done = write ? "rewritten" : "to rewrite (dry run; --write applies)";
+  io.stderr.write(`specroute migrate: ${files} ${done}, ${count(result.notes.length, "call")} left for you\n`);
+}
+
+/** `1 file`, `2 files`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -155,6 +155,45 @@ describe("specroute migrate", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("specroute: cannot read directory 'no-such-dir'\n");
   });
+
+  it("counts one file and one call in the singular, and none in the plural", async () => {
+    await mkdir(join(base, "one"));
+    await writeFile(join(base, "one", "a.ts"), 'import { Str } from "chanfana";\nexport const a = Str(options);\n');
+    const dry = await cli("migrate", "one");
+    expect(dry).toEqual({
+      code: 0,
+      stdout:
+        "--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n" +
+        '-import { Str } from "chanfana";\n+import { Str } from "specroute";\n export const a = Str(options);\n \n',
+      stderr:
+        "a.ts:2: Str called with options that are not an object literal; left as Str(...)\n" +
+        "specroute migrate: 1 file to rewrite (dry run; --write applies), 1 call left for you\n",
+    });
+    const written = await cli("migrate", "one", "--write");
+    expect(written.stderr.split("\n").at(-2)).toBe("specroute migrate: 1 file rewritten, 1 call left for you");
+    await mkdir(join(base, "none"));
+    expect(await cli("migrate", "none")).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "specroute migrate: 0 files to rewrite (dry run; --write applies), 0 calls left for you\n",
+    });
+  });
+
+  it("refuses a wrong number of directories, an unknown option and a file for a directory", async () => {
+    const usage = "specroute: usage: specroute migrate <dir> [--write]\n";
+    expect(await cli("migrate")).toEqual({ code: 1, stdout: "", stderr: usage });
+    expect(await cli("migrate", "app", "original")).toEqual({ code: 1, stdout: "", stderr: usage });
+    expect(await cli("migrate", "app", "--dry")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "specroute: unknown option '--dry' (see specroute migrate --help)\n",
+    });
+    expect(await cli("migrate", "outside.ts")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "specroute: 'outside.ts' is not a directory\n",
+    });
+  });
 });
 
 describe("specroute migrate and the TypeScript installed", () => {
@@ -260,5 +299,160 @@ describe("migrateSource", () => {
       { line: 6, reason: "Str used other than as a call; left as is" },
       { line: 7, reason: "Int options with a spread, shorthand or computed property; left as Int(...)" },
     ]);
+  });
+
+  it("rewrites Arr elements and Obj fields: helpers called or not, constructors, literals, shorthand", () => {
+    const { text, notes } = rewrite(
+      [
+        'import { Arr, Obj, Str, Email, Int } from "chanfana";',
+        "const name = z.string();",
+        "export const a = Arr(Email);",
+        "export const b = Obj({ s: String, n: Number, b: Boolean, d: Date, o: name, x: (Int) });",
+        'export const c = Obj({ s: "x", n: 1, t: true, f: false, z: null, l: [Str], o: { in: Int() } });',
+        "export const d = Obj({ name, Str, String });",
+        "export const e = Arr(Obj({ k: Str() }), { description: 'list' });",
+        "export const f = Obj({ w: wrap(Str()), m: Str.length });",
+      ].join("\n"),
+    );
+    expect(notes).toEqual([]);
+    expect(text.split("\n")).toEqual([
+      'import { Str } from "specroute";',
+      'import { z } from "zod";',
+      "const name = z.string();",
+      "export const a = z.array(z.email());",
+      "export const b = z.object({ s: z.string(), n: z.number(), b: z.boolean(), d: z.iso.datetime(), o: name, x: z.number().int() });",
+      'export const c = z.object({ s: z.string().openapi({ example: "x" }), n: z.number().openapi({ example: 1 }), ' +
+        "t: z.boolean().openapi({ example: true }), f: z.boolean().openapi({ example: false }), z: z.string().optional(), " +
+        "l: z.array(z.string()), o: z.object({ in: z.number().int() }) });",
+      "export const d = z.object({ name, Str: z.string(), String: z.string() });",
+      "export const e = z.array(z.object({ k: z.string() })).describe('list');",
+      "export const f = z.object({ w: wrap(z.string()), m: Str.length });",
+    ]);
+  });
+
+  it("keeps a call it cannot rewrite inside a rewritten parent, and notes each call once, in line order", () => {
+    const lines = [
+      'import { Arr, Obj, Str, Regex, Enumeration } from "chanfana";',
+      "export const a = Obj({ k: Str(opts), v: Str() });",
+      "export const b = Obj({ k: Str(opts), v: Str() }, opts);",
+      "export const c = Arr(Regex);",
+      "export const d = Obj({ e: [] });",
+      "export const e = Arr(Enumeration, { required: false });",
+      "export const f = Arr(Str(opts), {}, 1);",
+      "export const g = Obj({ a: Str(opts), b: [] });",
+    ];
+    const { text, notes } = rewrite(lines.join("\n"));
+    expect(text.split("\n")).toEqual([
+      'import { Arr, Obj, Str, Regex, Enumeration } from "specroute";',
+      'import { z } from "zod";',
+      "export const a = z.object({ k: Str(opts), v: z.string() });",
+      "export const b = Obj({ k: Str(opts), v: z.string() }, opts);",
+      ...lines.slice(3),
+    ]);
+    const strOptions = "Str called with options that are not an object literal; left as Str(...)";
+    expect(notes).toEqual([
+      { line: 2, reason: strOptions },
+      { line: 3, reason: strOptions },
+      { line: 3, reason: "Obj called with options that are not an object literal; left as Obj(...)" },
+      { line: 4, reason: "Regex passed uncalled; left as Arr(...)" },
+      { line: 4, reason: "Regex used other than as a call; left as is" },
+      { line: 5, reason: "Arr shorthand [] without an element type; left as Obj(...)" },
+      { line: 6, reason: "Enumeration passed uncalled; left as Arr(...)" },
+      { line: 6, reason: "Enumeration used other than as a call; left as is" },
+      { line: 7, reason: "Arr needs one element type and optional options; left as Arr(...)" },
+      { line: 7, reason: strOptions },
+      { line: 8, reason: strOptions },
+      { line: 8, reason: "Arr shorthand [] without an element type; left as Obj(...)" },
+    ]);
+  });
+
+  it("leaves each malformed helper call as it is and says what is wrong with it", () => {
+    const lines = [
+      'import { Arr, Obj, Str, Regex, Enumeration } from "chanfana";',
+      "export const a = Str(...args);",
+      "export const b = Arr();",
+      "export const c = Arr(Str, {}, 1);",
+      "export const d = Obj();",
+      "export const e = Str({}, 1);",
+      "export const f = Regex({ description: 'r' });",
+      "export const g = Str({ min: 1 });",
+      "export const i = Enumeration({ values: { a: 'A' } });",
+      "export const j = Obj(fields);",
+      "export const k = Obj({ ...base, m() { return 1; } });",
+      'export const l = Str({ ["description"]: "x" });',
+      "export const m = Enumeration({ values: [x] });",
+    ];
+    const { text, notes } = rewrite(lines.join("\n"));
+    expect(text).toBe(lines.join("\n").replace('"chanfana"', '"specroute"'));
+    const enumValues = "Enumeration whose values are not a list of string literals (a mapping, or computed)";
+    expect(notes).toEqual([
+      { line: 2, reason: "Str(...) with spread arguments; left as Str(...)" },
+      { line: 3, reason: "Arr needs one element type and optional options; left as Arr(...)" },
+      { line: 4, reason: "Arr needs one element type and optional options; left as Arr(...)" },
+      { line: 4, reason: "Str used other than as a call; left as is" },
+      { line: 5, reason: "Obj needs one fields object and optional options; left as Obj(...)" },
+      { line: 6, reason: "Str called with more than one argument; left as Str(...)" },
+      { line: 7, reason: "Regex without a literal pattern option; left as Regex(...)" },
+      { line: 8, reason: "Str option 'min' has no zod equivalent here; left as Str(...)" },
+      { line: 9, reason: `${enumValues}; left as Enumeration(...)` },
+      { line: 10, reason: "Obj called with fields that are not an object literal; left as Obj(...)" },
+      { line: 11, reason: "Obj fields with a spread, method or accessor; left as Obj(...)" },
+      { line: 12, reason: "Str options with a spread, shorthand or computed property; left as Str(...)" },
+      { line: 13, reason: `${enumValues}; left as Enumeration(...)` },
+    ]);
+  });
+
+  it("adds zod's import after the last import, or in place of a last import left empty", () => {
+    const rewritten = (lines: string[]) => rewrite(lines.join("\n")).text.split("\n");
+    expect(
+      rewritten([
+        "// header",
+        "import { Str } from 'chanfana';",
+        "import { Hono } from 'hono';",
+        "export const a = Str();",
+      ]),
+    ).toEqual([
+      "// header",
+      "import { Hono } from 'hono';",
+      'import { z } from "zod";',
+      "export const a = z.string();",
+    ]);
+    expect(
+      rewritten(['import { Hono } from "hono";', 'import { Str } from "chanfana";', "export const a = Str();"]),
+    ).toEqual(['import { Hono } from "hono";', 'import { z } from "zod";', "export const a = z.string();"]);
+    expect(rewritten(["export const a = Str();", 'import { Str } from "chanfana"'])).toEqual([
+      "export const a = z.string();",
+      'import { z } from "zod";',
+      "",
+    ]);
+    expect(
+      rewritten(['import { Str, fromHono } from "chanfana";', 'import { z } from "zod";', "export const a = Str();"]),
+    ).toEqual(['import { fromHono } from "specroute";', 'import { z } from "zod";', "export const a = z.string();"]);
+  });
+
+  it("renames default, namespace and type-only imports, and leaves a file without a chanfana import alone", () => {
+    const { text } = rewrite(
+      [
+        'import chanfana, { Str } from "chanfana";',
+        'import * as all from "chanfana";',
+        'import type { Int } from "chanfana";',
+        'import { type Num, Bool } from "specroute";',
+        "export const a = Str();",
+        "export const b = Bool();",
+        "export const c: Int = 1;",
+      ].join("\n"),
+    );
+    expect(text.split("\n")).toEqual([
+      'import chanfana, {  } from "specroute";',
+      'import * as all from "specroute";',
+      'import type { Int } from "specroute";',
+      'import { type Num } from "specroute";',
+      'import { z } from "zod";',
+      "export const a = z.string();",
+      "export const b = z.boolean();",
+      "export const c: Int = 1;",
+    ]);
+    const other = 'import { Str } from "other";\nexport const a = Str();';
+    expect(rewrite(other)).toEqual({ text: other, notes: [] });
   });
 });
