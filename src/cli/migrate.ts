@@ -305,7 +305,11 @@ function optionsOf(file: FileRewrite, node: TS.Expression | undefined, helper: s
   ) {
     fail(`${helper} with a 'required' that is not true or false`);
   }
-  if (options.get("default")?.kind === ts.SyntaxKind.UndefinedKeyword) fail(`${helper} with default: undefined`);
+  // `undefined` parses as an identifier; the shim reads it as no default, `.default(undefined)` would not.
+  const fallback = options.get("default");
+  if (fallback !== undefined && ts.isIdentifier(fallback) && fallback.text === "undefined") {
+    fail(`${helper} with default: undefined`);
+  }
   return options;
 }
 
@@ -330,7 +334,9 @@ function memberToZod(file: FileRewrite, node: TS.Expression): string {
   const uncalled = helperOf(file, node);
   if (uncalled === "Regex" || uncalled === "Enumeration") fail(`${uncalled} passed uncalled`);
   if (uncalled !== undefined) return helperToZod(file, uncalled, []);
-  if (ts.isIdentifier(node)) return CONSTRUCTORS[node.text] ?? node.getText(source);
+  // Own keys only: a field named `toString` or `constructor` is a variable of the app's, not a constructor.
+  if (ts.isIdentifier(node))
+    return Object.hasOwn(CONSTRUCTORS, node.text) ? CONSTRUCTORS[node.text]! : node.getText(source);
   if (ts.isStringLiteralLike(node)) return `z.string().openapi({ example: ${node.getText(source)} })`;
   if (ts.isNumericLiteral(node)) return `z.number().openapi({ example: ${node.getText(source)} })`;
   if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) {

@@ -289,6 +289,7 @@ describe("migrateSource", () => {
         'export const c = Enumeration({ values: ["a"], enumCaseSensitive: false });',
         "export const d = [Str].map((helper) => helper());",
         "export const e = Int({ ...options });",
+        "export const f = Str({ default: undefined });",
       ].join("\n"),
     );
     expect(text.split("\n")[0]).toBe('import { Str, Int, Enumeration } from "specroute";');
@@ -298,6 +299,7 @@ describe("migrateSource", () => {
       { line: 5, reason: "Enumeration with enumCaseSensitive; left as Enumeration(...)" },
       { line: 6, reason: "Str used other than as a call; left as is" },
       { line: 7, reason: "Int options with a spread, shorthand or computed property; left as Int(...)" },
+      { line: 8, reason: "Str with default: undefined; left as Str(...)" },
     ]);
   });
 
@@ -312,6 +314,7 @@ describe("migrateSource", () => {
         "export const d = Obj({ name, Str, String });",
         "export const e = Arr(Obj({ k: Str() }), { description: 'list' });",
         "export const f = Obj({ w: wrap(Str()), m: Str.length });",
+        "export const g = Obj({ t: toString, c: constructor, h: hasOwnProperty });",
       ].join("\n"),
     );
     expect(notes).toEqual([]);
@@ -327,6 +330,7 @@ describe("migrateSource", () => {
       "export const d = z.object({ name, Str: z.string(), String: z.string() });",
       "export const e = z.array(z.object({ k: z.string() })).describe('list');",
       "export const f = z.object({ w: wrap(z.string()), m: Str.length });",
+      "export const g = z.object({ t: toString, c: constructor, h: hasOwnProperty });",
     ]);
   });
 
