@@ -12,7 +12,7 @@ import { UpdateEndpoint } from "../endpoints/update";
 import type { ApiException } from "../errors/exceptions";
 import { listPage } from "../sql/endpoints/list-page";
 import { createConflicts, databaseOperation, environment, uniqueConflicts } from "../sql/endpoints/sql-backed";
-import type { SqlRow } from "../sql/table";
+import type { SqlRow } from "../sql/storage";
 import { type DrizzleDatabase, isDrizzleDatabase } from "./dialects";
 import type { DrizzleModel } from "./meta";
 import { type DrizzleSession, DrizzleTable } from "./table";

@@ -31,14 +31,29 @@ import {
   insertedKey,
   keysetColumns,
   keysetOrder,
-  keyValues,
   type OrderTerm,
   pageOrder,
   rereadFilters,
   searchCondition,
   unchangedColumns,
 } from "../sql/plan";
-import type { ConditionalWrite, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../sql/table";
+import {
+  assertCount,
+  type ConditionalWrite,
+  type CountQuery,
+  checkModelKeys,
+  conventionalIndexColumns,
+  type ListPage,
+  type ListQuery,
+  requireKey,
+  type SeekPage,
+  type SeekQuery,
+  type SqlRow,
+  type StorageTable,
+  seekPage,
+  seekTravel,
+  unknownColumn,
+} from "../sql/storage";
 import { type DrizzleDatabase, type DrizzleDialect, dialectOf, type TableShape } from "./dialects";
 
 /** A Drizzle database and, when the endpoint has a logger, where each statement goes before it runs. */
@@ -68,7 +83,7 @@ const DRIZZLE_KINDS: Record<string, ColumnKind> = {
  * Drizzle table (a model field that is no column is refused here); Drizzle binds every value through
  * its column.
  */
-export class DrizzleTable {
+export class DrizzleTable implements StorageTable<DrizzleSession> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -130,20 +145,13 @@ export class DrizzleTable {
       ),
     );
     this.#shape = this.dialect.shape(table);
-    if (model.primaryKeys.length === 0) {
-      throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
-    }
-    for (const key of model.primaryKeys) this.#column(key, "primary key");
+    checkModelKeys(
+      model,
+      (name, what) => this.#column(name, what),
+      (name) => columns.get(name)!.dataType === "number",
+    );
     this.primaryKeys = [...model.primaryKeys];
     this.versionField = model.versionField;
-    if (model.versionField !== undefined) {
-      const column = this.#column(model.versionField, "version");
-      if (model.primaryKeys.includes(model.versionField) || column.dataType !== "number") {
-        throw new InvalidIdentifierError(
-          `versionField ${JSON.stringify(model.versionField)} of "${model.tableName}" must be an integer column that is not a primary key`,
-        );
-      }
-    }
   }
 
   /** Inserts one row (columns left out take their Drizzle or database defaults) and returns it as stored. */
@@ -221,7 +229,7 @@ export class DrizzleTable {
     data: Record<string, unknown>,
     options: ConditionalWrite = {},
   ): Promise<SqlRow | null> {
-    const key = this.#requireKey(keyFilters);
+    const key = requireKey(this.primaryKeys, keyFilters);
     const expected = options.ifUnchanged;
     const version = this.versionField;
     const set = this.#assignments(data, version);
@@ -260,7 +268,7 @@ export class DrizzleTable {
     keyFilters: FilterCondition[],
     options: ConditionalWrite = {},
   ): Promise<SqlRow | null> {
-    this.#requireKey(keyFilters);
+    requireKey(this.primaryKeys, keyFilters);
     const expected = options.ifUnchanged;
     const db: AnyDatabase = session.db;
     const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
@@ -299,25 +307,34 @@ export class DrizzleTable {
         .orderBy(...this.#order(order))
         .limit(query.limit)
         .offset(query.offset);
-      const total = db.select({ total: count() }).from(this.#table).where(where);
-      const [rows, totals] = await Promise.all([this.#run(session, page), this.#run(session, total)]);
-      return {
-        rows: rows.map((row: Record<string, unknown>) => this.#stored(row)),
-        totalCount: Number(totals[0]?.total ?? 0),
-      };
+      const [rows, totalCount] = await Promise.all([this.#run(session, page), this.#count(session, where)]);
+      return { rows: rows.map((row: Record<string, unknown>) => this.#stored(row)), totalCount };
     } catch (error) {
       throw await this.#wrap(session, error);
     }
+  }
+
+  /** How many rows match the filters and search. */
+  async count(session: DrizzleSession, query: CountQuery): Promise<number> {
+    const where = this.#listWhere(query);
+    try {
+      return await this.#count(session, where);
+    } catch (error) {
+      throw await this.#wrap(session, error);
+    }
+  }
+
+  async #count(session: DrizzleSession, where: SQL | undefined): Promise<number> {
+    const db: AnyDatabase = session.db;
+    const [totals] = await this.#run(session, db.select({ total: count() }).from(this.#table).where(where));
+    return Number(totals?.total ?? 0);
   }
 
   /** One keyset page beyond a position in the order, without OFFSET or a count (see SqlTable.seek). */
   async seek(session: DrizzleSession, query: SeekQuery): Promise<SeekPage> {
     assertCount(query.limit, "limit");
     const column = query.orderBy?.column;
-    const direction = query.orderBy?.direction ?? "asc";
-    // A `prev` page is read walking the order backwards from the position, then turned around.
-    const backwards = query.from?.direction === "prev";
-    const travel = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+    const { backwards, travel } = seekTravel(query);
     const conditions: SQL[] = [];
     if (query.from) {
       if (column !== undefined) this.#column(column, "order by");
@@ -334,20 +351,14 @@ export class DrizzleTable {
         .orderBy(...this.#order(keysetOrder(this.primaryKeys, this.#nullable, column, travel)))
         .limit(query.limit + 1);
       const rows = (await this.#run(session, statement)).map((row: Record<string, unknown>) => this.#stored(row));
-      const hasMore = rows.length > query.limit;
-      if (hasMore) rows.pop();
-      if (backwards) rows.reverse();
-      return { rows, hasMore };
+      return seekPage(rows, query.limit, backwards);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
   }
 
   /** The WHERE of a listing: its filters and search, and any further conditions. */
-  #listWhere(
-    query: { filters: FilterCondition[]; search?: ListQuery["search"]; orderBy?: ListQuery["orderBy"] },
-    more: SQL[] = [],
-  ) {
+  #listWhere(query: CountQuery & { orderBy?: ListQuery["orderBy"] }, more: SQL[] = []) {
     if (query.search) for (const name of query.search.columns) this.#column(name, "search");
     if (query.orderBy) this.#column(query.orderBy.column, "order by");
     const planned = query.filters.map(filterCondition);
@@ -499,16 +510,8 @@ export class DrizzleTable {
 
   #column(name: string, what: string): Column {
     const column = this.#columns.get(name);
-    if (!column) {
-      throw new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${this.tableName}"`);
-    }
+    if (!column) throw unknownColumn(what, name, this.tableName);
     return column;
-  }
-
-  #requireKey(filters: FilterCondition[]): Map<string, unknown> {
-    const { key, missing } = keyValues(this.primaryKeys, filters);
-    if (missing.length > 0) throw new IncompleteKeyError(missing);
-    return key;
   }
 
   /** A row as Drizzle returned it, each field turned into the kind the model declares where Drizzle's column differs. */
@@ -562,12 +565,12 @@ export class DrizzleTable {
     if (!index) return [];
     const declared = this.#shape.unique.find((unique) => unique.name === index);
     if (declared) return declared.columns;
-    if (this.dialect.name === "mysql") {
+    const table = getTableName(this.#table);
+    const lookup = this.dialect.uniqueIndexColumns?.(this.#shape.schema ? [this.#shape.schema, table] : [table], index);
+    if (lookup) {
       try {
         const db: AnyDatabase = session.db;
-        const result = await db.execute(
-          sql`SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = COALESCE(${this.#shape.schema ?? null}, DATABASE()) AND TABLE_NAME = ${getTableName(this.#table)} AND INDEX_NAME = ${index} ORDER BY SEQ_IN_INDEX`,
-        );
+        const result = await db.execute(boundStatement(lookup));
         // mysql2 answers [rows, fields]; other MySQL drivers { rows }.
         const rows: { column_name: unknown }[] = (Array.isArray(result) ? result[0] : result?.rows) ?? [];
         if (rows.length > 0) return rows.map((row) => String(row.column_name));
@@ -575,10 +578,12 @@ export class DrizzleTable {
         // The catalog may be unreadable for this role; fall through to conventions.
       }
     }
-    const table = getTableName(this.#table);
-    if (index === "PRIMARY" || index === `${table}_pkey`)
-      return this.primaryKeys.map((name) => this.#columns.get(name)!.name);
-    return this.#fieldOfColumn.has(index) ? [index] : [];
+    return conventionalIndexColumns(
+      index,
+      table,
+      () => this.primaryKeys.map((name) => this.#columns.get(name)!.name),
+      (name) => this.#fieldOfColumn.has(name),
+    );
   }
 }
 
@@ -591,8 +596,14 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
-function assertCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
+/** A statement written with `?` placeholders (as the SQL dialects write it) as Drizzle SQL, each value bound in its place. */
+function boundStatement(statement: { sql: string; params: unknown[] }): SQL {
+  const texts = statement.sql.split("?");
+  return sql.join(
+    texts.flatMap((text, index) =>
+      index < statement.params.length ? [sql.raw(text), sql`${statement.params[index]}`] : [sql.raw(text)],
+    ),
+  );
 }
 
 /** PostgreSQL refuses NUL in text; refusing it everywhere keeps every engine answering alike (as SqlTable does). */

@@ -4,70 +4,36 @@ import type { FilterCondition, Model } from "../endpoints/types";
 import { type ColumnKind, columnKind, decodeValue, encodeValue } from "./codec";
 import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
-import {
-  DatabaseError,
-  IncompleteKeyError,
-  InvalidIdentifierError,
-  InvalidValueError,
-  UniqueViolationError,
-} from "./errors";
+import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
 import {
   beyondCondition,
   insertedKey,
   keysetColumns,
   keysetOrder,
-  keyValues,
   type OrderTerm,
   pageOrder,
   rereadFilters,
   unchangedColumns,
 } from "./plan";
-import { type SearchClause, StatementBuilder } from "./statement";
-
-/** A row as stored, with values turned back into the kinds the model's schema declares. */
-export type SqlRow = Record<string, unknown>;
-
-/** One page of a filtered, searched, ordered listing. */
-export interface ListQuery {
-  /** Conditions joined with AND; operators EQ NE GT GTE LT LTE IN ISNULL (and LIKE = search in one field). */
-  filters: FilterCondition[];
-  search?: SearchClause;
-  orderBy?: { column: string; direction: "asc" | "desc" };
-  limit: number;
-  offset: number;
-  /**
-   * Break ties on the primary key in the order's direction, as {@link SqlTable.seek} does, instead of
-   * always ascending (chanfana's order, the default): a numbered page then hands out cursors that go on from it.
-   */
-  keysetOrder?: boolean;
-}
-
-export interface ListPage {
-  rows: SqlRow[];
-  /** Rows matching the filters and search, ignoring limit and offset. */
-  totalCount: number;
-}
-
-/** One keyset page: the rows beyond a position in the order, without OFFSET or a count. */
-export interface SeekQuery {
-  filters: FilterCondition[];
-  search?: SearchClause;
-  orderBy?: { column: string; direction: "asc" | "desc" };
-  limit: number;
-  /**
-   * The position the page starts beyond: the order column's and primary keys' values of a row, and
-   * whether the page holds the rows after it (`next`) or before it (`prev`). Absent: the first page.
-   */
-  from?: { direction: "next" | "prev"; key: Record<string, unknown> };
-}
-
-export interface SeekPage {
-  /** In the listing's order, whichever way the page went. */
-  rows: SqlRow[];
-  /** Whether more rows lie beyond the page in the direction it went. */
-  hasMore: boolean;
-}
+import { StatementBuilder } from "./statement";
+import {
+  assertCount,
+  type ConditionalWrite,
+  type CountQuery,
+  checkModelKeys,
+  conventionalIndexColumns,
+  type ListPage,
+  type ListQuery,
+  requireKey,
+  type SeekPage,
+  type SeekQuery,
+  type SqlRow,
+  type StorageTable,
+  seekPage,
+  seekTravel,
+  unknownColumn,
+} from "./storage";
 
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */
@@ -80,20 +46,6 @@ export interface SqlTableOptions {
   keepReadValues?: boolean;
 }
 
-/** A write that happens only if the stored row has not changed since it was read (compare-and-swap). */
-export interface ConditionalWrite {
-  /**
-   * The row as a read through this table returned it: the write happens only while the stored row
-   * still has its version (the model's `versionField`), else still equals it in every column, checked
-   * in the same statement as the write. No row written or deleted answers null.
-   */
-  ifUnchanged?: SqlRow;
-}
-
-function assertCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
-}
-
 /**
  * Table-level CRUD for one model, built once (at route registration) and used with any driver:
  * identifiers are checked here, every value is bound, rows come back decoded per the schema.
@@ -103,7 +55,7 @@ function assertCount(value: number, what: string): void {
  * const created = await users.insert(driver, { name: "Ada" })  // { id: 1, name: "Ada", active: true }
  * const page = await users.list(driver, { filters: [], limit: 20, offset: 0 })
  */
-export class SqlTable {
+export class SqlTable implements StorageTable<SqlDriver> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -133,22 +85,14 @@ export class SqlTable {
     this.#kinds = kinds;
     this.#nullable = nullable;
     this.columns = [...kinds.keys()];
-    if (model.primaryKeys.length === 0) {
-      throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
-    }
-    for (const key of model.primaryKeys) this.#assertColumn(key, "primary key");
+    checkModelKeys(
+      model,
+      (name, what) => this.#assertColumn(name, what),
+      (name) => kinds.get(name) === "number" || kinds.get(name) === "bigint",
+    );
     this.primaryKeys = [...model.primaryKeys];
     this.versionField = model.versionField;
     this.#raw = options.keepReadValues ? new WeakMap() : undefined;
-    if (model.versionField !== undefined) {
-      this.#assertColumn(model.versionField, "version");
-      const kind = kinds.get(model.versionField);
-      if (model.primaryKeys.includes(model.versionField) || (kind !== "number" && kind !== "bigint")) {
-        throw new InvalidIdentifierError(
-          `versionField ${JSON.stringify(model.versionField)} of "${model.tableName}" must be an integer column that is not a primary key`,
-        );
-      }
-    }
   }
 
   /**
@@ -259,7 +203,7 @@ export class SqlTable {
     data: Record<string, unknown>,
     options: ConditionalWrite = {},
   ): Promise<SqlRow | null> {
-    const key = this.#requireKey(keyFilters);
+    const key = requireKey(this.primaryKeys, keyFilters);
     const version = this.versionField;
     const assignments = this.#assignments(data).filter(([name]) => name !== version);
     const expected = options.ifUnchanged;
@@ -296,7 +240,7 @@ export class SqlTable {
     keyFilters: FilterCondition[],
     options: ConditionalWrite = {},
   ): Promise<SqlRow | null> {
-    this.#requireKey(keyFilters);
+    requireKey(this.primaryKeys, keyFilters);
     const expected = options.ifUnchanged;
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
@@ -335,14 +279,9 @@ export class SqlTable {
     if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
     if (query.orderBy) this.#assertColumn(query.orderBy.column, "order by");
 
-    const where = (sql: StatementBuilder) =>
-      sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
-
-    const count = new StatementBuilder(driver.dialect);
-    const countStatement = `SELECT COUNT(*) AS total FROM ${this.#from(count)}${where(count)}`;
-
+    const count = this.#countStatement(driver.dialect, query);
     const page = new StatementBuilder(driver.dialect);
-    const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${where(page)}`;
+    const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${this.#where(page, query)}`;
     const order = this.#order(
       page,
       query.keysetOrder
@@ -351,11 +290,37 @@ export class SqlTable {
     );
     const pageStatement = `${filtered} ORDER BY ${order} ${driver.dialect.limitOffset(query.limit, query.offset, page.bind)}`;
 
-    const [rows, totals] = await Promise.all([
+    const [rows, totalCount] = await Promise.all([
       this.#query(driver, pageStatement, page.params),
-      this.#query(driver, countStatement, count.params),
+      this.#count(driver, count),
     ]);
-    return { rows: rows.map((row) => this.#decode(row)), totalCount: Number(totals[0]?.total ?? 0) };
+    return { rows: rows.map((row) => this.#decode(row)), totalCount };
+  }
+
+  /**
+   * How many rows match the filters and search.
+   *
+   * @example
+   * await table.count(driver, { filters: [{ field: "active", operator: "EQ", value: true }] }) // 12
+   */
+  async count(driver: SqlDriver, query: CountQuery): Promise<number> {
+    if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
+    return this.#count(driver, this.#countStatement(driver.dialect, query));
+  }
+
+  #countStatement(dialect: Dialect, query: CountQuery): SqlStatement {
+    const sql = new StatementBuilder(dialect);
+    return { sql: `SELECT COUNT(*) AS total FROM ${this.#from(sql)}${this.#where(sql, query)}`, params: sql.params };
+  }
+
+  async #count(driver: SqlDriver, statement: SqlStatement): Promise<number> {
+    const [totals] = await this.#query(driver, statement.sql, statement.params);
+    return Number(totals?.total ?? 0);
+  }
+
+  /** The WHERE of a listing: its filters, and its search. */
+  #where(sql: StatementBuilder, query: CountQuery): string {
+    return sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
   }
 
   /** The row by key, and only while it is unchanged since `expected` was read. */
@@ -404,10 +369,7 @@ export class SqlTable {
     if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
     const column = query.orderBy?.column;
     if (column !== undefined) this.#assertColumn(column, "order by");
-    const direction = query.orderBy?.direction ?? "asc";
-    // A `prev` page is read walking the order backwards from the position, then turned around.
-    const backwards = query.from?.direction === "prev";
-    const travel = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+    const { backwards, travel } = seekTravel(query);
 
     const sql = new StatementBuilder(driver.dialect);
     const conditions = [...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])];
@@ -420,16 +382,11 @@ export class SqlTable {
       driver.dialect.limit?.(query.limit + 1, sql.bind) ?? driver.dialect.limitOffset(query.limit + 1, 0, sql.bind);
     const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${sql.where(conditions)} ORDER BY ${this.#order(sql, keysetOrder(this.primaryKeys, this.#nullable, column, travel))} ${limit}`;
     const rows = (await this.#query(driver, statement, sql.params)).map((row) => this.#decode(row));
-    const hasMore = rows.length > query.limit;
-    if (hasMore) rows.pop();
-    if (backwards) rows.reverse();
-    return { rows, hasMore };
+    return seekPage(rows, query.limit, backwards);
   }
 
   #assertColumn(name: string, what: string): void {
-    if (!this.#kinds.has(name)) {
-      throw new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${this.tableName}"`);
-    }
+    if (!this.#kinds.has(name)) throw unknownColumn(what, name, this.tableName);
   }
 
   #from(sql: StatementBuilder): string {
@@ -461,13 +418,6 @@ export class SqlTable {
       assignments.push([name, encodeValue(value)]);
     }
     return assignments;
-  }
-
-  /** The value of every primary key column from EQ conditions; refuses to go on without all of them. */
-  #requireKey(filters: FilterCondition[]): Map<string, unknown> {
-    const { key, missing } = keyValues(this.primaryKeys, filters);
-    if (missing.length > 0) throw new IncompleteKeyError(missing);
-    return key;
   }
 
   #decode(row: Record<string, unknown>): SqlRow {
@@ -518,8 +468,12 @@ export class SqlTable {
       // The catalog may be unreadable for this role; fall through to conventions.
     }
     const table = this.#tableParts[this.#tableParts.length - 1];
-    if (violation.index === "PRIMARY" || violation.index === `${table}_pkey`) return [...this.primaryKeys];
-    return this.#kinds.has(violation.index) ? [violation.index] : [];
+    return conventionalIndexColumns(
+      violation.index,
+      table,
+      () => [...this.primaryKeys],
+      (name) => this.#kinds.has(name),
+    );
   }
 }
 

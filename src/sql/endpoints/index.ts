@@ -6,7 +6,7 @@ import { ListEndpoint } from "../../endpoints/list";
 import { ReadEndpoint } from "../../endpoints/read";
 import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
 import { UpdateEndpoint } from "../../endpoints/update";
-import type { SqlRow } from "../table";
+import type { SqlRow } from "../storage";
 import { listPage } from "./list-page";
 import { createConflicts, SqlBacked, uniqueConflicts } from "./sql-backed";
 
