@@ -76,6 +76,7 @@ function shapeOf(
   return { schema: config.schema, primaryKey: names(config.primaryKeys[0]?.columns ?? []), unique };
 }
 
+// The three dialects below are alike on purpose: each is the same DrizzleDialect members, only their values differ.
 const sqliteDialect: DrizzleDialect = {
   name: "sqlite",
   returning: true,
