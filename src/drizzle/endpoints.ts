@@ -1,10 +1,5 @@
 import type { Table } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle as drizzleD1 } from "drizzle-orm/d1";
-import { CreateEndpoint } from "../endpoints/create";
-import { DeleteEndpoint } from "../endpoints/delete";
-import { ListEndpoint } from "../endpoints/list";
-import { ReadEndpoint } from "../endpoints/read";
-import { UpdateEndpoint } from "../endpoints/update";
 import { type EndpointClass, StorageBacked, type StorageBackedMembers } from "../sql/endpoints/storage-backed";
 import { StoredCreate, StoredDelete, StoredList, StoredRead, StoredUpdate } from "../sql/endpoints/stored";
 import { type DrizzleDatabase, isDrizzleDatabase } from "./dialects";
@@ -112,6 +107,7 @@ export function DrizzleBacked<TBase extends EndpointClass>(Base: TBase): TBase &
   return DrizzleBackedEndpoint;
 }
 
+// The five declarations below are alike on purpose: each names one mixin chain; the bodies are in sql/endpoints/stored.ts.
 /**
  * Create over a Drizzle table: inserts the object with Drizzle and answers it as stored (generated id,
  * defaults). With `bulk`, every object in one `db.batch()` (D1, libsql) or one `db.transaction()`.
@@ -121,12 +117,12 @@ export function DrizzleBacked<TBase extends EndpointClass>(Base: TBase): TBase &
  * fromHono(app, { db: drizzle(sqlite) }).post("/users", CreateUser);
  */
 export class DrizzleCreateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredCreate(
-  /* @__PURE__ */ DrizzleBacked(CreateEndpoint),
+  DrizzleBacked,
 )<HandleArgs> {}
 
 /** Read over a Drizzle table: selects the row identified by the path keys. */
 export class DrizzleReadEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredRead(
-  /* @__PURE__ */ DrizzleBacked(ReadEndpoint),
+  DrizzleBacked,
 )<HandleArgs> {}
 
 /**
@@ -134,12 +130,12 @@ export class DrizzleReadEndpoint<HandleArgs extends Array<object> = any> extends
  * in one statement scoped by the full primary key.
  */
 export class DrizzleUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredUpdate(
-  /* @__PURE__ */ DrizzleBacked(UpdateEndpoint),
+  DrizzleBacked,
 )<HandleArgs> {}
 
 /** Delete over a Drizzle table: deletes the row identified by the full primary key and answers it. */
 export class DrizzleDeleteEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredDelete(
-  /* @__PURE__ */ DrizzleBacked(DeleteEndpoint),
+  DrizzleBacked,
 )<HandleArgs> {}
 
 /**
@@ -147,5 +143,5 @@ export class DrizzleDeleteEndpoint<HandleArgs extends Array<object> = any> exten
  * pages count `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries.
  */
 export class DrizzleListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredList(
-  /* @__PURE__ */ DrizzleBacked(ListEndpoint),
+  DrizzleBacked,
 )<HandleArgs> {}

@@ -28,31 +28,21 @@ import {
   beyondCondition,
   type Condition,
   filterCondition,
-  insertedKey,
   keysetColumns,
   keysetOrder,
   type OrderTerm,
   pageOrder,
-  rereadFilters,
   searchCondition,
   unchangedColumns,
 } from "../sql/plan";
+import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../sql/storage";
 import {
   assertCount,
-  type ConditionalWrite,
-  type CountQuery,
-  checkModelKeys,
-  conventionalIndexColumns,
-  type ListPage,
-  type ListQuery,
-  requireKey,
-  type SeekPage,
-  type SeekQuery,
-  type SqlRow,
-  type StorageTable,
+  KeyedTable,
+  type PlannedUpdate,
   seekPage,
   seekTravel,
-  unknownColumn,
+  type UpdateStatement,
 } from "../sql/storage";
 import { type DrizzleDatabase, type DrizzleDialect, dialectOf, type TableShape } from "./dialects";
 
@@ -65,6 +55,8 @@ export interface DrizzleSession {
 // `any`: the query builders of the three dialects share their method names but no declared type.
 type AnyDatabase = any;
 type Query = PromiseLike<any> & { toSQL(): { sql: string; params: unknown[] } };
+/** An UPDATE or DELETE, built when it runs (a RETURNING list may be added to it). */
+type DrizzleWrite = () => any;
 
 /** The kinds a Drizzle column's `dataType` already hands back, so rows of those need no decoding. */
 const DRIZZLE_KINDS: Record<string, ColumnKind> = {
@@ -83,7 +75,7 @@ const DRIZZLE_KINDS: Record<string, ColumnKind> = {
  * Drizzle table (a model field that is no column is refused here); Drizzle binds every value through
  * its column.
  */
-export class DrizzleTable implements StorageTable<DrizzleSession> {
+export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -108,6 +100,7 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
     model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
     options: { fields?: z.ZodObject } = {},
   ) {
+    super();
     this.dialect = dialectOf(table);
     this.#table = table;
     this.tableName = model.tableName;
@@ -145,7 +138,7 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
       ),
     );
     this.#shape = this.dialect.shape(table);
-    checkModelKeys(
+    this.checkKeys(
       model,
       (name, what) => this.#column(name, what),
       (name) => columns.get(name)!.dataType === "number",
@@ -158,7 +151,7 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
   async insert(session: DrizzleSession, data: Record<string, unknown>): Promise<SqlRow> {
     const values = this.#insertValues(data);
     try {
-      return await this.#insertOne(session.db, session, values);
+      return await this.#insertOne(session, values);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
@@ -201,7 +194,8 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
       }
       return await db.transaction(async (tx: AnyDatabase) => {
         const stored: SqlRow[] = [];
-        for (const value of values) stored.push(await this.#insertOne(tx, session, value));
+        const inTransaction = { ...session, db: tx };
+        for (const value of values) stored.push(await this.#insertOne(inTransaction, value));
         return stored;
       });
     } catch (error) {
@@ -212,25 +206,14 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
   /** The first row (in primary key order) matching all conditions, or null. */
   async selectOne(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
     try {
-      return await this.#selectOne(session.db, session, filters);
+      return await this.#selectOne(session, filters);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
   }
 
-  /**
-   * Writes only the given columns of the one row identified by the full primary key, incrementing the
-   * version column when the model has one; the row as stored, or null if none matched (or, with
-   * `ifUnchanged`, the row changed since it was read).
-   */
-  async update(
-    session: DrizzleSession,
-    keyFilters: FilterCondition[],
-    data: Record<string, unknown>,
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    const key = requireKey(this.primaryKeys, keyFilters);
-    const expected = options.ifUnchanged;
+  protected updateStatement(session: DrizzleSession, update: PlannedUpdate): UpdateStatement<DrizzleWrite> | null {
+    const { keyFilters, data, expected } = update;
     const version = this.versionField;
     const set = this.#assignments(data, version);
     const written = new Set(Object.keys(set));
@@ -238,53 +221,43 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
       const column = this.#columns.get(version)!;
       set[version] = sql`COALESCE(${column}, 0) + 1`;
     }
-    const db: AnyDatabase = session.db;
     // Planned before anything runs: a planning error is the caller's, not the database's.
     const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
-    try {
-      if (Object.keys(set).length === 0) return await this.#selectUnchanged(session, keyFilters, expected);
-      const statement = db.update(this.#table).set(set).where(where);
-      if (this.dialect.returning) {
-        const [row] = await this.#run(session, statement.returning(this.#selection));
-        return row ? this.#stored(row) : null;
-      }
-      const changes = affectedRows(await this.#run(session, statement));
-      if (changes === 0 && expected) {
-        // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
-        return version === undefined ? await this.#selectUnchanged(session, keyFilters, expected) : null;
-      }
-      return await this.#selectOne(db, session, rereadFilters(this.primaryKeys, key, keyFilters, data, written));
-    } catch (error) {
-      throw await this.#wrap(session, error);
-    }
+    if (Object.keys(set).length === 0) return null;
+    const db: AnyDatabase = session.db;
+    return { write: () => db.update(this.#table).set(set).where(where), written };
   }
 
-  /**
-   * Deletes the one row identified by the full primary key and returns it, or null if none matched (or,
-   * with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
-   */
-  async delete(
+  protected deleteStatement(
     session: DrizzleSession,
     keyFilters: FilterCondition[],
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    requireKey(this.primaryKeys, keyFilters);
-    const expected = options.ifUnchanged;
-    const db: AnyDatabase = session.db;
+    expected: SqlRow | undefined,
+  ): DrizzleWrite {
     const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
+    const db: AnyDatabase = session.db;
+    return () => db.delete(this.#table).where(where);
+  }
+
+  protected returns(): boolean {
+    return this.dialect.returning;
+  }
+
+  protected async writeReturning(session: DrizzleSession, write: DrizzleWrite): Promise<SqlRow | null> {
+    const [row] = await this.#run(session, write().returning(this.#selection));
+    return row ? this.#stored(row) : null;
+  }
+
+  protected async writeCounting(session: DrizzleSession, write: DrizzleWrite): Promise<number> {
+    return affectedRows(await this.#run(session, write()));
+  }
+
+  protected selectRow(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+    return this.#selectOne(session, filters);
+  }
+
+  protected async guarded<T>(session: DrizzleSession, steps: () => Promise<T>): Promise<T> {
     try {
-      const statement = () => db.delete(this.#table).where(where);
-      if (this.dialect.returning) {
-        const [row] = await this.#run(session, statement().returning(this.#selection));
-        return row ? this.#stored(row) : null;
-      }
-      if (expected) {
-        // The row deleted, if any, was the one read: the statement compared it.
-        return affectedRows(await this.#run(session, statement())) > 0 ? expected : null;
-      }
-      const row = await this.#selectOne(db, session, keyFilters);
-      if (!row) return null;
-      return affectedRows(await this.#run(session, statement())) > 0 ? row : null;
+      return await steps();
     } catch (error) {
       throw await this.#wrap(session, error);
     }
@@ -366,17 +339,14 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
     return this.#where(planned, more);
   }
 
-  async #insertOne(db: AnyDatabase, session: DrizzleSession, values: Record<string, unknown>): Promise<SqlRow> {
+  async #insertOne(session: DrizzleSession, values: Record<string, unknown>): Promise<SqlRow> {
+    const db: AnyDatabase = session.db;
     if (this.dialect.returning) {
       const [row] = await this.#run(session, this.#insertReturning(db, values));
       return this.#stored(row);
     }
     const result = await this.#run(session, db.insert(this.#table).values(values));
-    const key = insertedKey(this.primaryKeys, values, insertId(result));
-    const row = key && (await this.#selectOne(db, session, key));
-    if (!row)
-      throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
-    return row;
+    return this.readBack(session, values, insertId(result));
   }
 
   #insertReturning(db: AnyDatabase, values: Record<string, unknown>): Query {
@@ -398,7 +368,8 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
     return values;
   }
 
-  async #selectOne(db: AnyDatabase, session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+  async #selectOne(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+    const db: AnyDatabase = session.db;
     const statement = db
       .select(this.#selection)
       .from(this.#table)
@@ -409,14 +380,13 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
     return row ? this.#stored(row) : null;
   }
 
-  /** The row by key, and only while it is unchanged since `expected` was read. */
-  async #selectUnchanged(
+  protected async selectUnchanged(
     session: DrizzleSession,
     keyFilters: FilterCondition[],
-    expected?: SqlRow,
+    expected: SqlRow | undefined,
   ): Promise<SqlRow | null> {
     const db: AnyDatabase = session.db;
-    if (!expected) return this.#selectOne(db, session, keyFilters);
+    if (!expected) return this.#selectOne(session, keyFilters);
     const statement = db
       .select(this.#selection)
       .from(this.#table)
@@ -510,7 +480,7 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
 
   #column(name: string, what: string): Column {
     const column = this.#columns.get(name);
-    if (!column) throw unknownColumn(what, name, this.tableName);
+    if (!column) throw this.unknownColumn(what, name);
     return column;
   }
 
@@ -578,7 +548,7 @@ export class DrizzleTable implements StorageTable<DrizzleSession> {
         // The catalog may be unreadable for this role; fall through to conventions.
       }
     }
-    return conventionalIndexColumns(
+    return this.conventionalColumns(
       index,
       table,
       () => this.primaryKeys.map((name) => this.#columns.get(name)!.name),

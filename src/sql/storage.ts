@@ -4,8 +4,8 @@
  * session. Both read the plans of `plan.ts`, so every operation means the same on each.
  */
 import type { FilterCondition } from "../endpoints/types";
-import { IncompleteKeyError, InvalidIdentifierError } from "./errors";
-import { keyValues } from "./plan";
+import { DatabaseError, IncompleteKeyError, InvalidIdentifierError } from "./errors";
+import { insertedKey, keyValues, rereadFilters } from "./plan";
 import type { SearchClause } from "./statement";
 
 /** A row as stored, with values turned back into the kinds the model's schema declares. */
@@ -148,51 +148,176 @@ export function seekPage(rows: SqlRow[], limit: number, backwards: boolean): See
   return { rows, hasMore };
 }
 
-/**
- * Checks a model's primary key and version column against its table's columns, as both tables do
- * when they are built: `assertColumn` refuses a name that is no column, `isInteger` says whether a
- * column holds integers.
- */
-export function checkModelKeys(
-  model: { tableName: string; primaryKeys: readonly string[]; versionField?: string },
-  assertColumn: (name: string, what: string) => void,
-  isInteger: (name: string) => boolean,
-): void {
-  if (model.primaryKeys.length === 0) {
-    throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
-  }
-  for (const key of model.primaryKeys) assertColumn(key, "primary key");
-  const version = model.versionField;
-  if (version === undefined) return;
-  assertColumn(version, "version");
-  if (model.primaryKeys.includes(version) || !isInteger(version)) {
-    throw new InvalidIdentifierError(
-      `versionField ${JSON.stringify(version)} of "${model.tableName}" must be an integer column that is not a primary key`,
-    );
-  }
+/** An update as KeyedTable asks a table to write it: the rows by key, the values, the row read before it. */
+export interface PlannedUpdate {
+  keyFilters: FilterCondition[];
+  data: Record<string, unknown>;
+  /** With a compare-and-swap, the row as read: the statement writes only while the stored row is still it. */
+  expected: SqlRow | undefined;
+}
+
+/** An UPDATE a table wrote, and the columns it writes (the version column aside). */
+export interface UpdateStatement<Write> {
+  write: Write;
+  written: ReadonlySet<string>;
 }
 
 /**
- * The error for a name that is no column of the table; `what` says where it was used ("filter", "order by").
- *
- * @example
- * throw unknownColumn("filter", "nmae", "users") // Unknown filter column "nmae" for table "users"
+ * What SqlTable and DrizzleTable share: an UPDATE or DELETE scoped by the full primary key, its
+ * compare-and-swap, and the row read back where the engine cannot return it, step by step. Each
+ * table writes the statements in its own terms (`Write`: SQL text, a Drizzle query) through the
+ * protected members.
  */
-export function unknownColumn(what: string, name: string, tableName: string): InvalidIdentifierError {
-  return new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${tableName}"`);
-}
+export abstract class KeyedTable<Session, Write> implements StorageTable<Session> {
+  abstract readonly tableName: string;
+  abstract readonly columns: readonly string[];
+  abstract readonly primaryKeys: readonly string[];
+  abstract readonly versionField: string | undefined;
 
-/**
- * The columns of a violated unique index known only by its name and not found in the catalog, by
- * naming conventions: the primary key (MySQL's `PRIMARY`, PostgreSQL's `<table>_pkey`), else the
- * column named like the index (`isColumn`), else none.
- */
-export function conventionalIndexColumns(
-  index: string,
-  table: string | undefined,
-  primaryKeyColumns: () => string[],
-  isColumn: (name: string) => boolean,
-): string[] {
-  if (index === "PRIMARY" || index === `${table}_pkey`) return primaryKeyColumns();
-  return isColumn(index) ? [index] : [];
+  abstract insert(session: Session, data: Record<string, unknown>): Promise<SqlRow>;
+  abstract insertMany(session: Session, rows: Record<string, unknown>[]): Promise<SqlRow[]>;
+  abstract selectOne(session: Session, filters: FilterCondition[]): Promise<SqlRow | null>;
+  abstract list(session: Session, query: ListQuery): Promise<ListPage>;
+  abstract seek(session: Session, query: SeekQuery): Promise<SeekPage>;
+  abstract count(session: Session, query: CountQuery): Promise<number>;
+
+  /**
+   * The UPDATE of the given columns of the rows `keyFilters` match (and, with `expected`, only while
+   * unchanged), the version column incremented; `written` names the columns it writes. Null when
+   * there is nothing to write.
+   */
+  protected abstract updateStatement(session: Session, update: PlannedUpdate): UpdateStatement<Write> | null;
+  /** The DELETE of the rows `keyFilters` match (and, with `expected`, only while unchanged). */
+  protected abstract deleteStatement(
+    session: Session,
+    keyFilters: FilterCondition[],
+    expected: SqlRow | undefined,
+  ): Write;
+  /** Whether the engine hands back the row a statement of this kind wrote (RETURNING). */
+  protected abstract returns(session: Session, kind: "update" | "delete"): boolean;
+  /** Runs a write with RETURNING: the row it wrote, or null when it matched none. */
+  protected abstract writeReturning(session: Session, write: Write): Promise<SqlRow | null>;
+  /** Runs a write for its effect: how many rows it changed. */
+  protected abstract writeCounting(session: Session, write: Write): Promise<number>;
+  /** The first row matching the conditions, or null, within the operation `guarded` runs. */
+  protected abstract selectRow(session: Session, filters: FilterCondition[]): Promise<SqlRow | null>;
+  /** The row by key, and only while it is unchanged since `expected` was read. */
+  protected abstract selectUnchanged(
+    session: Session,
+    keyFilters: FilterCondition[],
+    expected: SqlRow | undefined,
+  ): Promise<SqlRow | null>;
+  /** Runs the steps of one operation, turning what the database throws into the errors of `errors.ts` where a table does that per operation. */
+  protected abstract guarded<T>(session: Session, steps: () => Promise<T>): Promise<T>;
+
+  /**
+   * Writes only the given columns of the one row identified by the full primary key (extra
+   * conditions narrow it further) in one statement, incrementing the version column when the model
+   * has one; returns the row as stored, or null if none matched (or, with `ifUnchanged`, the row changed).
+   *
+   * @example
+   * await table.update(driver, [{ field: "id", operator: "EQ", value: 7 }], { name: "Grace" })
+   * await table.update(driver, key, { name: "Grace" }, { ifUnchanged: rowReadBefore }) // null if it changed since
+   */
+  async update(
+    session: Session,
+    keyFilters: FilterCondition[],
+    data: Record<string, unknown>,
+    options: ConditionalWrite = {},
+  ): Promise<SqlRow | null> {
+    const key = requireKey(this.primaryKeys, keyFilters);
+    const expected = options.ifUnchanged;
+    const statement = this.updateStatement(session, { keyFilters, data, expected });
+    return this.guarded(session, async () => {
+      if (!statement) return this.selectUnchanged(session, keyFilters, expected);
+      if (this.returns(session, "update")) return this.writeReturning(session, statement.write);
+      const changes = await this.writeCounting(session, statement.write);
+      if (changes === 0 && expected) {
+        // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
+        // A version column always changes, so there nothing matched; otherwise the row may still be the one read.
+        return this.versionField === undefined ? this.selectUnchanged(session, keyFilters, expected) : null;
+      }
+      // Re-select by the key as it is now, keeping the narrowing conditions on columns that were not rewritten.
+      return this.selectRow(session, rereadFilters(this.primaryKeys, key, keyFilters, data, statement.written));
+    });
+  }
+
+  /**
+   * Deletes the one row identified by the full primary key and returns it, or null if none matched
+   * (or, with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
+   *
+   * @example
+   * await table.delete(driver, [{ field: "id", operator: "EQ", value: 7 }])
+   */
+  async delete(
+    session: Session,
+    keyFilters: FilterCondition[],
+    options: ConditionalWrite = {},
+  ): Promise<SqlRow | null> {
+    requireKey(this.primaryKeys, keyFilters);
+    const expected = options.ifUnchanged;
+    const write = this.deleteStatement(session, keyFilters, expected);
+    return this.guarded(session, async () => {
+      if (this.returns(session, "delete")) return this.writeReturning(session, write);
+      // With `expected`, the row deleted, if any, was the one read: the statement compared it.
+      const row = expected ?? (await this.selectRow(session, keyFilters));
+      if (!row) return null;
+      return (await this.writeCounting(session, write)) > 0 ? row : null;
+    });
+  }
+
+  /**
+   * Checks the model's primary key and version column against the table's columns, as the table is
+   * built: `assertColumn` refuses a name that is no column, `isInteger` says whether a column holds integers.
+   */
+  protected checkKeys(
+    model: { tableName: string; primaryKeys: readonly string[]; versionField?: string },
+    assertColumn: (name: string, what: string) => void,
+    isInteger: (name: string) => boolean,
+  ): void {
+    if (model.primaryKeys.length === 0) {
+      throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
+    }
+    for (const key of model.primaryKeys) assertColumn(key, "primary key");
+    const version = model.versionField;
+    if (version === undefined) return;
+    assertColumn(version, "version");
+    if (model.primaryKeys.includes(version) || !isInteger(version)) {
+      throw new InvalidIdentifierError(
+        `versionField ${JSON.stringify(version)} of "${model.tableName}" must be an integer column that is not a primary key`,
+      );
+    }
+  }
+
+  /** The error for a name that is no column of the table; `what` says where it was used ("filter", "order by"). */
+  protected unknownColumn(what: string, name: string): InvalidIdentifierError {
+    return new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${this.tableName}"`);
+  }
+
+  /**
+   * The columns of a violated unique index known only by its name and not found in the catalog, by
+   * naming conventions: the primary key (MySQL's `PRIMARY`, PostgreSQL's `<table>_pkey`), else the
+   * column named like the index (`isColumn`), else none.
+   */
+  protected conventionalColumns(
+    index: string,
+    table: string | undefined,
+    primaryKeyColumns: () => string[],
+    isColumn: (name: string) => boolean,
+  ): string[] {
+    if (index === "PRIMARY" || index === `${table}_pkey`) return primaryKeyColumns();
+    return isColumn(index) ? [index] : [];
+  }
+
+  /**
+   * The row an INSERT that could not return it stored, read back by its key: the key values given,
+   * else the generated id the engine reported.
+   */
+  protected async readBack(session: Session, data: Record<string, unknown>, lastInsertId: unknown): Promise<SqlRow> {
+    const key = insertedKey(this.primaryKeys, data, lastInsertId);
+    const row = key && (await this.selectRow(session, key));
+    if (!row)
+      throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
+    return row;
+  }
 }

@@ -6,34 +6,10 @@ import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
-import {
-  beyondCondition,
-  insertedKey,
-  keysetColumns,
-  keysetOrder,
-  type OrderTerm,
-  pageOrder,
-  rereadFilters,
-  unchangedColumns,
-} from "./plan";
+import { beyondCondition, keysetColumns, keysetOrder, type OrderTerm, pageOrder, unchangedColumns } from "./plan";
 import { StatementBuilder } from "./statement";
-import {
-  assertCount,
-  type ConditionalWrite,
-  type CountQuery,
-  checkModelKeys,
-  conventionalIndexColumns,
-  type ListPage,
-  type ListQuery,
-  requireKey,
-  type SeekPage,
-  type SeekQuery,
-  type SqlRow,
-  type StorageTable,
-  seekPage,
-  seekTravel,
-  unknownColumn,
-} from "./storage";
+import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "./storage";
+import { assertCount, KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "./storage";
 
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */
@@ -46,6 +22,12 @@ export interface SqlTableOptions {
   keepReadValues?: boolean;
 }
 
+/** An UPDATE or DELETE's text and the builder holding its parameters (a RETURNING list is added to it). */
+interface SqlWrite {
+  text: string;
+  sql: StatementBuilder;
+}
+
 /**
  * Table-level CRUD for one model, built once (at route registration) and used with any driver:
  * identifiers are checked here, every value is bound, rows come back decoded per the schema.
@@ -55,7 +37,7 @@ export interface SqlTableOptions {
  * const created = await users.insert(driver, { name: "Ada" })  // { id: 1, name: "Ada", active: true }
  * const page = await users.list(driver, { filters: [], limit: 20, offset: 0 })
  */
-export class SqlTable implements StorageTable<SqlDriver> {
+export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -72,6 +54,7 @@ export class SqlTable implements StorageTable<SqlDriver> {
     model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
     options: SqlTableOptions = {},
   ) {
+    super();
     this.#tableParts = parseTableName(model.tableName);
     this.tableName = model.tableName;
     const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
@@ -85,7 +68,7 @@ export class SqlTable implements StorageTable<SqlDriver> {
     this.#kinds = kinds;
     this.#nullable = nullable;
     this.columns = [...kinds.keys()];
-    checkModelKeys(
+    this.checkKeys(
       model,
       (name, what) => this.#assertColumn(name, what),
       (name) => kinds.get(name) === "number" || kinds.get(name) === "bigint",
@@ -164,11 +147,7 @@ export class SqlTable implements StorageTable<SqlDriver> {
       return this.#decode(row!);
     }
     const result = await this.#execute(driver, statement.sql, statement.params);
-    const key = insertedKey(this.primaryKeys, data, result.lastInsertId);
-    const row = key && (await this.selectOne(driver, key));
-    if (!row)
-      throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
-    return row;
+    return this.readBack(driver, data, result.lastInsertId);
   }
 
   /**
@@ -188,76 +167,47 @@ export class SqlTable implements StorageTable<SqlDriver> {
     return decoded;
   }
 
-  /**
-   * Writes only the given columns of the one row identified by the full primary key (extra
-   * conditions narrow it further) in one statement, incrementing the version column when the model
-   * has one; returns the row as stored, or null if none matched (or, with `ifUnchanged`, the row changed).
-   *
-   * @example
-   * await table.update(driver, [{ field: "id", operator: "EQ", value: 7 }], { name: "Grace" })
-   * await table.update(driver, key, { name: "Grace" }, { ifUnchanged: rowReadBefore }) // null if it changed since
-   */
-  async update(
+  protected updateStatement(
     driver: SqlDriver,
-    keyFilters: FilterCondition[],
-    data: Record<string, unknown>,
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    const key = requireKey(this.primaryKeys, keyFilters);
+    { keyFilters, data, expected }: PlannedUpdate,
+  ): UpdateStatement<SqlWrite> | null {
     const version = this.versionField;
     const assignments = this.#assignments(data).filter(([name]) => name !== version);
-    const expected = options.ifUnchanged;
     const sql = new StatementBuilder(driver.dialect);
     const set = assignments.map(([name, value]) => `${sql.id(name)} = ${sql.bind(value)}`);
     if (version !== undefined) set.push(`${sql.id(version)} = COALESCE(${sql.id(version)}, 0) + 1`);
-    if (set.length === 0) return this.#selectUnchanged(driver, keyFilters, expected);
+    if (set.length === 0) return null;
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
-    const statement = `UPDATE ${this.#from(sql)} SET ${set.join(", ")}${where}`;
-    if (driver.dialect.returning.update) {
-      const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
-      return row ? this.#decode(row) : null;
-    }
-    const result = await this.#execute(driver, statement, sql.params);
-    if (result.changes === 0 && expected) {
-      // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
-      // A version column always changes, so there nothing matched; otherwise the row may still be the one read.
-      return version === undefined ? this.#selectUnchanged(driver, keyFilters, expected) : null;
-    }
-    // Re-select by the key as it is now, keeping the narrowing conditions on columns that were not rewritten.
-    const written = new Set(assignments.map(([name]) => name));
-    return this.selectOne(driver, rereadFilters(this.primaryKeys, key, keyFilters, data, written));
+    const write = { text: `UPDATE ${this.#from(sql)} SET ${set.join(", ")}${where}`, sql };
+    return { write, written: new Set(assignments.map(([name]) => name)) };
   }
 
-  /**
-   * Deletes the one row identified by the full primary key and returns it, or null if none matched
-   * (or, with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
-   *
-   * @example
-   * await table.delete(driver, [{ field: "id", operator: "EQ", value: 7 }])
-   */
-  async delete(
-    driver: SqlDriver,
-    keyFilters: FilterCondition[],
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    requireKey(this.primaryKeys, keyFilters);
-    const expected = options.ifUnchanged;
+  protected deleteStatement(driver: SqlDriver, keyFilters: FilterCondition[], expected: SqlRow | undefined): SqlWrite {
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
-    const statement = `DELETE FROM ${this.#from(sql)}${where}`;
-    if (driver.dialect.returning.delete) {
-      const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
-      return row ? this.#decode(row) : null;
-    }
-    if (expected) {
-      // The row deleted, if any, was the one read: the statement compared it.
-      const result = await this.#execute(driver, statement, sql.params);
-      return result.changes > 0 ? expected : null;
-    }
-    const row = await this.selectOne(driver, keyFilters);
-    if (!row) return null;
-    const result = await this.#execute(driver, statement, sql.params);
-    return result.changes > 0 ? row : null;
+    return { text: `DELETE FROM ${this.#from(sql)}${where}`, sql };
+  }
+
+  protected returns(driver: SqlDriver, kind: "update" | "delete"): boolean {
+    return driver.dialect.returning[kind];
+  }
+
+  protected async writeReturning(driver: SqlDriver, write: SqlWrite): Promise<SqlRow | null> {
+    const [row] = await this.#query(driver, `${write.text} RETURNING ${this.#selectList(write.sql)}`, write.sql.params);
+    return row ? this.#decode(row) : null;
+  }
+
+  protected async writeCounting(driver: SqlDriver, write: SqlWrite): Promise<number> {
+    return (await this.#execute(driver, write.text, write.sql.params)).changes;
+  }
+
+  protected selectRow(driver: SqlDriver, filters: FilterCondition[]): Promise<SqlRow | null> {
+    return this.selectOne(driver, filters);
+  }
+
+  // Each statement turns its own driver errors into the errors of `errors.ts` (see #query).
+  protected guarded<T>(_driver: SqlDriver, steps: () => Promise<T>): Promise<T> {
+    return steps();
   }
 
   /**
@@ -323,8 +273,11 @@ export class SqlTable implements StorageTable<SqlDriver> {
     return sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
   }
 
-  /** The row by key, and only while it is unchanged since `expected` was read. */
-  async #selectUnchanged(driver: SqlDriver, keyFilters: FilterCondition[], expected?: SqlRow): Promise<SqlRow | null> {
+  protected async selectUnchanged(
+    driver: SqlDriver,
+    keyFilters: FilterCondition[],
+    expected: SqlRow | undefined,
+  ): Promise<SqlRow | null> {
     if (!expected) return this.selectOne(driver, keyFilters);
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
@@ -386,7 +339,7 @@ export class SqlTable implements StorageTable<SqlDriver> {
   }
 
   #assertColumn(name: string, what: string): void {
-    if (!this.#kinds.has(name)) throw unknownColumn(what, name, this.tableName);
+    if (!this.#kinds.has(name)) throw this.unknownColumn(what, name);
   }
 
   #from(sql: StatementBuilder): string {
@@ -468,7 +421,7 @@ export class SqlTable implements StorageTable<SqlDriver> {
       // The catalog may be unreadable for this role; fall through to conventions.
     }
     const table = this.#tableParts[this.#tableParts.length - 1];
-    return conventionalIndexColumns(
+    return this.conventionalColumns(
       violation.index,
       table,
       () => [...this.primaryKeys],

@@ -1,12 +1,9 @@
-import { CreateEndpoint } from "../../endpoints/create";
-import { DeleteEndpoint } from "../../endpoints/delete";
-import { ListEndpoint } from "../../endpoints/list";
-import { ReadEndpoint } from "../../endpoints/read";
-import { UpdateEndpoint } from "../../endpoints/update";
 import { SqlBacked } from "./sql-backed";
 import { StoredCreate, StoredDelete, StoredList, StoredRead, StoredUpdate } from "./stored";
 
 export { toSqlDriver } from "./sql-backed";
+
+// The declarations below are alike on purpose: each names one mixin chain (the bodies are in stored.ts) or its D1 default.
 
 /**
  * Create over SQL: inserts the object and answers it as stored (generated id, defaults). With `bulk`,
@@ -17,48 +14,56 @@ export { toSqlDriver } from "./sql-backed";
  * fromHono(app, { db: betterSqlite3Driver(new Database("app.db")) }).post("/tasks", CreateTask);
  */
 export class SqlCreateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredCreate(
-  /* @__PURE__ */ SqlBacked(CreateEndpoint),
+  SqlBacked,
 )<HandleArgs> {}
+
+/** chanfana's D1 endpoints: each the SQL one, reading the D1 binding named by `dbName` (default "DB") from `env`. */
+export class D1CreateEndpoint<HandleArgs extends Array<object> = any> extends SqlCreateEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
 
 /** Read over SQL: selects the row identified by the path keys. */
 export class SqlReadEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredRead(
-  /* @__PURE__ */ SqlBacked(ReadEndpoint),
+  SqlBacked,
 )<HandleArgs> {}
+
+/** {@link SqlReadEndpoint} over the D1 binding "DB", as chanfana's. */
+export class D1ReadEndpoint<HandleArgs extends Array<object> = any> extends SqlReadEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
 
 /**
  * Update over SQL: writes only the columns the client sent or a hook changed in `updatedData`, in one
  * statement scoped by the full primary key.
  */
 export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredUpdate(
-  /* @__PURE__ */ SqlBacked(UpdateEndpoint),
+  SqlBacked,
 )<HandleArgs> {}
+
+/** {@link SqlUpdateEndpoint} over the D1 binding "DB", as chanfana's. */
+export class D1UpdateEndpoint<HandleArgs extends Array<object> = any> extends SqlUpdateEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
 
 /** Delete over SQL: deletes the row identified by the full primary key and answers it. */
 export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredDelete(
-  /* @__PURE__ */ SqlBacked(DeleteEndpoint),
+  SqlBacked,
 )<HandleArgs> {}
+
+/** {@link SqlDeleteEndpoint} over the D1 binding "DB", as chanfana's. */
+export class D1DeleteEndpoint<HandleArgs extends Array<object> = any> extends SqlDeleteEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
 
 /**
  * List over SQL: filters, search, ordering and pagination in one query; numbered pages count
  * `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries with no count.
  */
 export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredList(
-  /* @__PURE__ */ SqlBacked(ListEndpoint),
+  SqlBacked,
 )<HandleArgs> {}
 
-/** chanfana's D1 endpoints: the same, reading the D1 binding named by `dbName` (default "DB") from `env`. */
-export class D1CreateEndpoint<HandleArgs extends Array<object> = any> extends SqlCreateEndpoint<HandleArgs> {
-  override dbName = "DB";
-}
-export class D1ReadEndpoint<HandleArgs extends Array<object> = any> extends SqlReadEndpoint<HandleArgs> {
-  override dbName = "DB";
-}
-export class D1UpdateEndpoint<HandleArgs extends Array<object> = any> extends SqlUpdateEndpoint<HandleArgs> {
-  override dbName = "DB";
-}
-export class D1DeleteEndpoint<HandleArgs extends Array<object> = any> extends SqlDeleteEndpoint<HandleArgs> {
-  override dbName = "DB";
-}
+/** {@link SqlListEndpoint} over the D1 binding "DB", as chanfana's. */
 export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlListEndpoint<HandleArgs> {
   override dbName = "DB";
 }

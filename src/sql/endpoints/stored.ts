@@ -1,30 +1,42 @@
+/**
+ * The five auto endpoints over any storage's table, written once: each mixin takes a storage's mixin
+ * (SqlBacked, DrizzleBacked) and answers its endpoint's hooks with the table's operations, so
+ * `StoredRead(SqlBacked)` is the SQL Read and `StoredRead(DrizzleBacked)` the Drizzle one. One mixin per
+ * class rather than one call making all five, so a bundle keeps only the classes an app uses.
+ */
 import type { z } from "zod";
 import type { ResponseConfig } from "../../core/schema-types";
-import type { CreateEndpoint } from "../../endpoints/create";
-import type { DeleteEndpoint } from "../../endpoints/delete";
-import type { ListEndpoint } from "../../endpoints/list";
-import type { ReadEndpoint } from "../../endpoints/read";
+import { CreateEndpoint } from "../../endpoints/create";
+import { DeleteEndpoint } from "../../endpoints/delete";
+import { ListEndpoint } from "../../endpoints/list";
+import { ReadEndpoint } from "../../endpoints/read";
 import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
-import type { UpdateEndpoint } from "../../endpoints/update";
+import { UpdateEndpoint } from "../../endpoints/update";
 import type { SqlRow, StorageTable } from "../storage";
 import { listPage } from "./list-page";
-import { createConflicts, type StorageBackedMembers, uniqueConflicts } from "./storage-backed";
+import { createConflicts, type EndpointClass, type StorageBackedMembers, uniqueConflicts } from "./storage-backed";
 
-/**
- * The five auto endpoints over any storage's table, written once: each mixin takes an endpoint class
- * that a storage (SqlBacked, DrizzleBacked) already backs and answers its hooks with the table's
- * operations. One mixin per class rather than one call making all five, so a bundle keeps only the
- * classes an app uses.
- *
- * @example
- * class SqlReadEndpoint<A extends Array<object> = any> extends StoredRead(SqlBacked(ReadEndpoint))<A> {}
- */
-type Backed<Endpoint> = abstract new (
-  ...args: any[]
-) => Endpoint & StorageBackedMembers<unknown, any, StorageTable<any>>;
+// The five mixins below are alike on purpose: each answers one endpoint kind's hooks with the table's operations.
 
 /** A mixin's members, as a class the endpoint it returns extends. */
 type Adds<Members> = abstract new (...args: any[]) => Members;
+
+/** A storage's mixin (SqlBacked, DrizzleBacked) applied to `Endpoint`: the class, with the storage's members `M`. */
+type StorageMixin<Endpoint, M> = (Base: Endpoint) => Endpoint & Adds<M>;
+
+/** What the mixins below read of a storage's members, whichever storage it is. */
+type AnyStorage = StorageBackedMembers<unknown, any, StorageTable<any>>;
+
+/**
+ * `Endpoint` backed by the storage `Backed` adds, seen as any storage: the class a mixin below extends.
+ * (Extending it typed with the storage's own members `M`, a type parameter, is not allowed.)
+ */
+function backed<Endpoint extends EndpointClass>(
+  Backed: StorageMixin<Endpoint, AnyStorage>,
+  Endpoint: Endpoint,
+): Endpoint & Adds<AnyStorage> {
+  return Backed(Endpoint);
+}
 
 export interface StoredCreateMembers {
   create(data: Record<string, unknown>): Promise<SqlRow>;
@@ -32,8 +44,10 @@ export interface StoredCreateMembers {
 }
 
 /** Create: inserts the object and answers it as stored; `bulk` inserts every object all or none. */
-export function StoredCreate<TBase extends Backed<CreateEndpoint>>(Base: TBase): Adds<StoredCreateMembers> & TBase {
-  abstract class StoredCreateEndpoint extends Base {
+export function StoredCreate<M extends AnyStorage>(
+  Backed: StorageMixin<typeof CreateEndpoint, M>,
+): Adds<StoredCreateMembers> & typeof CreateEndpoint & Adds<M> {
+  abstract class StoredCreateEndpoint extends backed(Backed, CreateEndpoint) {
     override conflictResponses(): Record<string, ResponseConfig> {
       return createConflicts(this.meta, this.pathKeys, this.constraintsMessages);
     }
@@ -46,7 +60,7 @@ export function StoredCreate<TBase extends Backed<CreateEndpoint>>(Base: TBase):
       return this.withTable((table, session) => table.insertMany(session, items), "createMany");
     }
   }
-  return StoredCreateEndpoint;
+  return StoredCreateEndpoint as unknown as Adds<StoredCreateMembers> & typeof CreateEndpoint & Adds<M>;
 }
 
 export interface StoredReadMembers {
@@ -54,13 +68,15 @@ export interface StoredReadMembers {
 }
 
 /** Read: selects the row identified by the path keys. */
-export function StoredRead<TBase extends Backed<ReadEndpoint>>(Base: TBase): Adds<StoredReadMembers> & TBase {
-  abstract class StoredReadEndpoint extends Base {
+export function StoredRead<M extends AnyStorage>(
+  Backed: StorageMixin<typeof ReadEndpoint, M>,
+): Adds<StoredReadMembers> & typeof ReadEndpoint & Adds<M> {
+  abstract class StoredReadEndpoint extends backed(Backed, ReadEndpoint) {
     async fetch(filters: Filters): Promise<SqlRow | null> {
       return this.withTable((table, session) => table.selectOne(session, filters.filters));
     }
   }
-  return StoredReadEndpoint;
+  return StoredReadEndpoint as unknown as Adds<StoredReadMembers> & typeof ReadEndpoint & Adds<M>;
 }
 
 export interface StoredUpdateMembers {
@@ -69,8 +85,10 @@ export interface StoredUpdateMembers {
 }
 
 /** Update: writes the changed columns in one statement scoped by the full primary key. */
-export function StoredUpdate<TBase extends Backed<UpdateEndpoint>>(Base: TBase): Adds<StoredUpdateMembers> & TBase {
-  abstract class StoredUpdateEndpoint extends Base {
+export function StoredUpdate<M extends AnyStorage>(
+  Backed: StorageMixin<typeof UpdateEndpoint, M>,
+): Adds<StoredUpdateMembers> & typeof UpdateEndpoint & Adds<M> {
+  abstract class StoredUpdateEndpoint extends backed(Backed, UpdateEndpoint) {
     override conflictResponses(): Record<string, ResponseConfig> {
       return uniqueConflicts(this.meta.model, this.constraintsMessages);
     }
@@ -89,7 +107,7 @@ export function StoredUpdate<TBase extends Backed<UpdateEndpoint>>(Base: TBase):
       return row ?? this.missingObject();
     }
   }
-  return StoredUpdateEndpoint;
+  return StoredUpdateEndpoint as unknown as Adds<StoredUpdateMembers> & typeof UpdateEndpoint & Adds<M>;
 }
 
 export interface StoredDeleteMembers {
@@ -98,8 +116,10 @@ export interface StoredDeleteMembers {
 }
 
 /** Delete: deletes the row identified by the full primary key and answers it. */
-export function StoredDelete<TBase extends Backed<DeleteEndpoint>>(Base: TBase): Adds<StoredDeleteMembers> & TBase {
-  abstract class StoredDeleteEndpoint extends Base {
+export function StoredDelete<M extends AnyStorage>(
+  Backed: StorageMixin<typeof DeleteEndpoint, M>,
+): Adds<StoredDeleteMembers> & typeof DeleteEndpoint & Adds<M> {
+  abstract class StoredDeleteEndpoint extends backed(Backed, DeleteEndpoint) {
     async getObject(filters: Filters): Promise<SqlRow | null> {
       return this.withTable((table, session) => table.selectOne(session, filters.filters));
     }
@@ -110,7 +130,7 @@ export function StoredDelete<TBase extends Backed<DeleteEndpoint>>(Base: TBase):
       return this.withTable((table, session) => table.delete(session, filters.filters, { ifUnchanged }), "delete");
     }
   }
-  return StoredDeleteEndpoint;
+  return StoredDeleteEndpoint as unknown as Adds<StoredDeleteMembers> & typeof DeleteEndpoint & Adds<M>;
 }
 
 export interface StoredListMembers {
@@ -121,8 +141,10 @@ export interface StoredListMembers {
  * List: filters, search, ordering and pagination in one query; numbered pages count `total_count`,
  * cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries with no count.
  */
-export function StoredList<TBase extends Backed<ListEndpoint>>(Base: TBase): Adds<StoredListMembers> & TBase {
-  abstract class StoredListEndpoint extends Base {
+export function StoredList<M extends AnyStorage>(
+  Backed: StorageMixin<typeof ListEndpoint, M>,
+): Adds<StoredListMembers> & typeof ListEndpoint & Adds<M> {
+  abstract class StoredListEndpoint extends backed(Backed, ListEndpoint) {
     /** Numbered pages are always counted, so `"page"` documents `total_count` as always present. */
     override alwaysCountsTotal(): boolean {
       return this.pagination === "page";
@@ -141,5 +163,5 @@ export function StoredList<TBase extends Backed<ListEndpoint>>(Base: TBase): Add
       });
     }
   }
-  return StoredListEndpoint;
+  return StoredListEndpoint as unknown as Adds<StoredListMembers> & typeof ListEndpoint & Adds<M>;
 }
