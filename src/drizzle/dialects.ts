@@ -2,8 +2,8 @@ import { type Column, entityKind, getTableColumns, is, SQL, sql, type Table } fr
 import { type MySqlDatabase, MySqlTable, getTableConfig as mysqlTableConfig } from "drizzle-orm/mysql-core";
 import { type PgDatabase, PgTable, getTableConfig as pgTableConfig } from "drizzle-orm/pg-core";
 import { type BaseSQLiteDatabase, SQLiteTable, getTableConfig as sqliteTableConfig } from "drizzle-orm/sqlite-core";
-import { isDataException, LIKE_ESCAPE, type UniqueViolation } from "../sql/dialect";
-import { mysqlUniqueViolation } from "../sql/dialects/mysql";
+import { type Dialect, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../sql/dialect";
+import { mysqlDialect as mysqlSqlDialect, mysqlUniqueViolation } from "../sql/dialects/mysql";
 import { postgresUniqueViolation } from "../sql/dialects/postgres";
 import { sqliteUniqueViolation } from "../sql/dialects/sqlite";
 
@@ -44,6 +44,8 @@ export interface DrizzleDialect {
   sameValue(column: Column, bound: SQL, value: unknown, json: boolean): SQL;
   uniqueViolation(error: unknown): UniqueViolation | null;
   dataException(error: unknown): boolean;
+  /** The catalog query for the columns of a unique index the engine's error names alone (MySQL), as the SQL dialect writes it. */
+  uniqueIndexColumns?: Dialect["uniqueIndexColumns"];
 }
 
 const likeEscape = sql.raw(`'${LIKE_ESCAPE}'`);
@@ -74,6 +76,7 @@ function shapeOf(
   return { schema: config.schema, primaryKey: names(config.primaryKeys[0]?.columns ?? []), unique };
 }
 
+// The three dialects below are alike on purpose: each is the same DrizzleDialect members, only their values differ.
 const sqliteDialect: DrizzleDialect = {
   name: "sqlite",
   returning: true,
@@ -126,6 +129,7 @@ const mysqlDialect: DrizzleDialect = {
   },
   uniqueViolation: mysqlUniqueViolation,
   dataException: isDataException,
+  uniqueIndexColumns: mysqlSqlDialect.uniqueIndexColumns,
 };
 
 /**

@@ -28,17 +28,22 @@ import {
   beyondCondition,
   type Condition,
   filterCondition,
-  insertedKey,
   keysetColumns,
   keysetOrder,
-  keyValues,
   type OrderTerm,
   pageOrder,
-  rereadFilters,
   searchCondition,
   unchangedColumns,
 } from "../sql/plan";
-import type { ConditionalWrite, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../sql/table";
+import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../sql/storage";
+import {
+  assertCount,
+  KeyedTable,
+  type PlannedUpdate,
+  seekPage,
+  seekTravel,
+  type UpdateStatement,
+} from "../sql/storage";
 import { type DrizzleDatabase, type DrizzleDialect, dialectOf, type TableShape } from "./dialects";
 
 /** A Drizzle database and, when the endpoint has a logger, where each statement goes before it runs. */
@@ -50,6 +55,8 @@ export interface DrizzleSession {
 // `any`: the query builders of the three dialects share their method names but no declared type.
 type AnyDatabase = any;
 type Query = PromiseLike<any> & { toSQL(): { sql: string; params: unknown[] } };
+/** An UPDATE or DELETE, built when it runs (a RETURNING list may be added to it). */
+type DrizzleWrite = () => any;
 
 /** The kinds a Drizzle column's `dataType` already hands back, so rows of those need no decoding. */
 const DRIZZLE_KINDS: Record<string, ColumnKind> = {
@@ -68,7 +75,7 @@ const DRIZZLE_KINDS: Record<string, ColumnKind> = {
  * Drizzle table (a model field that is no column is refused here); Drizzle binds every value through
  * its column.
  */
-export class DrizzleTable {
+export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -93,6 +100,7 @@ export class DrizzleTable {
     model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
     options: { fields?: z.ZodObject } = {},
   ) {
+    super();
     this.dialect = dialectOf(table);
     this.#table = table;
     this.tableName = model.tableName;
@@ -130,27 +138,20 @@ export class DrizzleTable {
       ),
     );
     this.#shape = this.dialect.shape(table);
-    if (model.primaryKeys.length === 0) {
-      throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
-    }
-    for (const key of model.primaryKeys) this.#column(key, "primary key");
+    this.checkKeys(
+      model,
+      (name, what) => this.#column(name, what),
+      (name) => columns.get(name)!.dataType === "number",
+    );
     this.primaryKeys = [...model.primaryKeys];
     this.versionField = model.versionField;
-    if (model.versionField !== undefined) {
-      const column = this.#column(model.versionField, "version");
-      if (model.primaryKeys.includes(model.versionField) || column.dataType !== "number") {
-        throw new InvalidIdentifierError(
-          `versionField ${JSON.stringify(model.versionField)} of "${model.tableName}" must be an integer column that is not a primary key`,
-        );
-      }
-    }
   }
 
   /** Inserts one row (columns left out take their Drizzle or database defaults) and returns it as stored. */
   async insert(session: DrizzleSession, data: Record<string, unknown>): Promise<SqlRow> {
     const values = this.#insertValues(data);
     try {
-      return await this.#insertOne(session.db, session, values);
+      return await this.#insertOne(session, values);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
@@ -193,7 +194,8 @@ export class DrizzleTable {
       }
       return await db.transaction(async (tx: AnyDatabase) => {
         const stored: SqlRow[] = [];
-        for (const value of values) stored.push(await this.#insertOne(tx, session, value));
+        const inTransaction = { ...session, db: tx };
+        for (const value of values) stored.push(await this.#insertOne(inTransaction, value));
         return stored;
       });
     } catch (error) {
@@ -204,25 +206,14 @@ export class DrizzleTable {
   /** The first row (in primary key order) matching all conditions, or null. */
   async selectOne(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
     try {
-      return await this.#selectOne(session.db, session, filters);
+      return await this.#selectOne(session, filters);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
   }
 
-  /**
-   * Writes only the given columns of the one row identified by the full primary key, incrementing the
-   * version column when the model has one; the row as stored, or null if none matched (or, with
-   * `ifUnchanged`, the row changed since it was read).
-   */
-  async update(
-    session: DrizzleSession,
-    keyFilters: FilterCondition[],
-    data: Record<string, unknown>,
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    const key = this.#requireKey(keyFilters);
-    const expected = options.ifUnchanged;
+  protected updateStatement(session: DrizzleSession, update: PlannedUpdate): UpdateStatement<DrizzleWrite> | null {
+    const { keyFilters, data, expected } = update;
     const version = this.versionField;
     const set = this.#assignments(data, version);
     const written = new Set(Object.keys(set));
@@ -230,53 +221,43 @@ export class DrizzleTable {
       const column = this.#columns.get(version)!;
       set[version] = sql`COALESCE(${column}, 0) + 1`;
     }
-    const db: AnyDatabase = session.db;
     // Planned before anything runs: a planning error is the caller's, not the database's.
     const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
-    try {
-      if (Object.keys(set).length === 0) return await this.#selectUnchanged(session, keyFilters, expected);
-      const statement = db.update(this.#table).set(set).where(where);
-      if (this.dialect.returning) {
-        const [row] = await this.#run(session, statement.returning(this.#selection));
-        return row ? this.#stored(row) : null;
-      }
-      const changes = affectedRows(await this.#run(session, statement));
-      if (changes === 0 && expected) {
-        // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
-        return version === undefined ? await this.#selectUnchanged(session, keyFilters, expected) : null;
-      }
-      return await this.#selectOne(db, session, rereadFilters(this.primaryKeys, key, keyFilters, data, written));
-    } catch (error) {
-      throw await this.#wrap(session, error);
-    }
+    if (Object.keys(set).length === 0) return null;
+    const db: AnyDatabase = session.db;
+    return { write: () => db.update(this.#table).set(set).where(where), written };
   }
 
-  /**
-   * Deletes the one row identified by the full primary key and returns it, or null if none matched (or,
-   * with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
-   */
-  async delete(
+  protected deleteStatement(
     session: DrizzleSession,
     keyFilters: FilterCondition[],
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    this.#requireKey(keyFilters);
-    const expected = options.ifUnchanged;
-    const db: AnyDatabase = session.db;
+    expected: SqlRow | undefined,
+  ): DrizzleWrite {
     const where = this.#where(keyFilters.map(filterCondition), this.#unchanged(expected));
+    const db: AnyDatabase = session.db;
+    return () => db.delete(this.#table).where(where);
+  }
+
+  protected returns(): boolean {
+    return this.dialect.returning;
+  }
+
+  protected async writeReturning(session: DrizzleSession, write: DrizzleWrite): Promise<SqlRow | null> {
+    const [row] = await this.#run(session, write().returning(this.#selection));
+    return row ? this.#stored(row) : null;
+  }
+
+  protected async writeCounting(session: DrizzleSession, write: DrizzleWrite): Promise<number> {
+    return affectedRows(await this.#run(session, write()));
+  }
+
+  protected selectRow(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+    return this.#selectOne(session, filters);
+  }
+
+  protected async guarded<T>(session: DrizzleSession, steps: () => Promise<T>): Promise<T> {
     try {
-      const statement = () => db.delete(this.#table).where(where);
-      if (this.dialect.returning) {
-        const [row] = await this.#run(session, statement().returning(this.#selection));
-        return row ? this.#stored(row) : null;
-      }
-      if (expected) {
-        // The row deleted, if any, was the one read: the statement compared it.
-        return affectedRows(await this.#run(session, statement())) > 0 ? expected : null;
-      }
-      const row = await this.#selectOne(db, session, keyFilters);
-      if (!row) return null;
-      return affectedRows(await this.#run(session, statement())) > 0 ? row : null;
+      return await steps();
     } catch (error) {
       throw await this.#wrap(session, error);
     }
@@ -299,25 +280,34 @@ export class DrizzleTable {
         .orderBy(...this.#order(order))
         .limit(query.limit)
         .offset(query.offset);
-      const total = db.select({ total: count() }).from(this.#table).where(where);
-      const [rows, totals] = await Promise.all([this.#run(session, page), this.#run(session, total)]);
-      return {
-        rows: rows.map((row: Record<string, unknown>) => this.#stored(row)),
-        totalCount: Number(totals[0]?.total ?? 0),
-      };
+      const [rows, totalCount] = await Promise.all([this.#run(session, page), this.#count(session, where)]);
+      return { rows: rows.map((row: Record<string, unknown>) => this.#stored(row)), totalCount };
     } catch (error) {
       throw await this.#wrap(session, error);
     }
+  }
+
+  /** How many rows match the filters and search. */
+  async count(session: DrizzleSession, query: CountQuery): Promise<number> {
+    const where = this.#listWhere(query);
+    try {
+      return await this.#count(session, where);
+    } catch (error) {
+      throw await this.#wrap(session, error);
+    }
+  }
+
+  async #count(session: DrizzleSession, where: SQL | undefined): Promise<number> {
+    const db: AnyDatabase = session.db;
+    const [totals] = await this.#run(session, db.select({ total: count() }).from(this.#table).where(where));
+    return Number(totals?.total ?? 0);
   }
 
   /** One keyset page beyond a position in the order, without OFFSET or a count (see SqlTable.seek). */
   async seek(session: DrizzleSession, query: SeekQuery): Promise<SeekPage> {
     assertCount(query.limit, "limit");
     const column = query.orderBy?.column;
-    const direction = query.orderBy?.direction ?? "asc";
-    // A `prev` page is read walking the order backwards from the position, then turned around.
-    const backwards = query.from?.direction === "prev";
-    const travel = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+    const { backwards, travel } = seekTravel(query);
     const conditions: SQL[] = [];
     if (query.from) {
       if (column !== undefined) this.#column(column, "order by");
@@ -334,20 +324,14 @@ export class DrizzleTable {
         .orderBy(...this.#order(keysetOrder(this.primaryKeys, this.#nullable, column, travel)))
         .limit(query.limit + 1);
       const rows = (await this.#run(session, statement)).map((row: Record<string, unknown>) => this.#stored(row));
-      const hasMore = rows.length > query.limit;
-      if (hasMore) rows.pop();
-      if (backwards) rows.reverse();
-      return { rows, hasMore };
+      return seekPage(rows, query.limit, backwards);
     } catch (error) {
       throw await this.#wrap(session, error);
     }
   }
 
   /** The WHERE of a listing: its filters and search, and any further conditions. */
-  #listWhere(
-    query: { filters: FilterCondition[]; search?: ListQuery["search"]; orderBy?: ListQuery["orderBy"] },
-    more: SQL[] = [],
-  ) {
+  #listWhere(query: CountQuery & { orderBy?: ListQuery["orderBy"] }, more: SQL[] = []) {
     if (query.search) for (const name of query.search.columns) this.#column(name, "search");
     if (query.orderBy) this.#column(query.orderBy.column, "order by");
     const planned = query.filters.map(filterCondition);
@@ -355,17 +339,14 @@ export class DrizzleTable {
     return this.#where(planned, more);
   }
 
-  async #insertOne(db: AnyDatabase, session: DrizzleSession, values: Record<string, unknown>): Promise<SqlRow> {
+  async #insertOne(session: DrizzleSession, values: Record<string, unknown>): Promise<SqlRow> {
+    const db: AnyDatabase = session.db;
     if (this.dialect.returning) {
       const [row] = await this.#run(session, this.#insertReturning(db, values));
       return this.#stored(row);
     }
     const result = await this.#run(session, db.insert(this.#table).values(values));
-    const key = insertedKey(this.primaryKeys, values, insertId(result));
-    const row = key && (await this.#selectOne(db, session, key));
-    if (!row)
-      throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
-    return row;
+    return this.readBack(session, values, insertId(result));
   }
 
   #insertReturning(db: AnyDatabase, values: Record<string, unknown>): Query {
@@ -387,7 +368,8 @@ export class DrizzleTable {
     return values;
   }
 
-  async #selectOne(db: AnyDatabase, session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+  async #selectOne(session: DrizzleSession, filters: FilterCondition[]): Promise<SqlRow | null> {
+    const db: AnyDatabase = session.db;
     const statement = db
       .select(this.#selection)
       .from(this.#table)
@@ -398,14 +380,13 @@ export class DrizzleTable {
     return row ? this.#stored(row) : null;
   }
 
-  /** The row by key, and only while it is unchanged since `expected` was read. */
-  async #selectUnchanged(
+  protected async selectUnchanged(
     session: DrizzleSession,
     keyFilters: FilterCondition[],
-    expected?: SqlRow,
+    expected: SqlRow | undefined,
   ): Promise<SqlRow | null> {
     const db: AnyDatabase = session.db;
-    if (!expected) return this.#selectOne(db, session, keyFilters);
+    if (!expected) return this.#selectOne(session, keyFilters);
     const statement = db
       .select(this.#selection)
       .from(this.#table)
@@ -499,16 +480,8 @@ export class DrizzleTable {
 
   #column(name: string, what: string): Column {
     const column = this.#columns.get(name);
-    if (!column) {
-      throw new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${this.tableName}"`);
-    }
+    if (!column) throw this.unknownColumn(what, name);
     return column;
-  }
-
-  #requireKey(filters: FilterCondition[]): Map<string, unknown> {
-    const { key, missing } = keyValues(this.primaryKeys, filters);
-    if (missing.length > 0) throw new IncompleteKeyError(missing);
-    return key;
   }
 
   /** A row as Drizzle returned it, each field turned into the kind the model declares where Drizzle's column differs. */
@@ -562,12 +535,12 @@ export class DrizzleTable {
     if (!index) return [];
     const declared = this.#shape.unique.find((unique) => unique.name === index);
     if (declared) return declared.columns;
-    if (this.dialect.name === "mysql") {
+    const table = getTableName(this.#table);
+    const lookup = this.dialect.uniqueIndexColumns?.(this.#shape.schema ? [this.#shape.schema, table] : [table], index);
+    if (lookup) {
       try {
         const db: AnyDatabase = session.db;
-        const result = await db.execute(
-          sql`SELECT COLUMN_NAME AS column_name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = COALESCE(${this.#shape.schema ?? null}, DATABASE()) AND TABLE_NAME = ${getTableName(this.#table)} AND INDEX_NAME = ${index} ORDER BY SEQ_IN_INDEX`,
-        );
+        const result = await db.execute(boundStatement(lookup));
         // mysql2 answers [rows, fields]; other MySQL drivers { rows }.
         const rows: { column_name: unknown }[] = (Array.isArray(result) ? result[0] : result?.rows) ?? [];
         if (rows.length > 0) return rows.map((row) => String(row.column_name));
@@ -575,10 +548,12 @@ export class DrizzleTable {
         // The catalog may be unreadable for this role; fall through to conventions.
       }
     }
-    const table = getTableName(this.#table);
-    if (index === "PRIMARY" || index === `${table}_pkey`)
-      return this.primaryKeys.map((name) => this.#columns.get(name)!.name);
-    return this.#fieldOfColumn.has(index) ? [index] : [];
+    return this.conventionalColumns(
+      index,
+      table,
+      () => this.primaryKeys.map((name) => this.#columns.get(name)!.name),
+      (name) => this.#fieldOfColumn.has(name),
+    );
   }
 }
 
@@ -591,8 +566,14 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
-function assertCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
+/** A statement written with `?` placeholders (as the SQL dialects write it) as Drizzle SQL, each value bound in its place. */
+function boundStatement(statement: { sql: string; params: unknown[] }): SQL {
+  const texts = statement.sql.split("?");
+  return sql.join(
+    texts.flatMap((text, index) =>
+      index < statement.params.length ? [sql.raw(text), sql`${statement.params[index]}`] : [sql.raw(text)],
+    ),
+  );
 }
 
 /** PostgreSQL refuses NUL in text; refusing it everywhere keeps every engine answering alike (as SqlTable does). */

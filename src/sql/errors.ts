@@ -2,6 +2,7 @@
  * Errors the SQL layer throws. Driver errors never escape as they are: they are wrapped so that
  * SQL text and engine messages stay in `cause` (for logs) and out of any response.
  */
+// The classes are alike on purpose: each is a named Error with a stable `code`, for detection by shape.
 
 /**
  * A database call failed; the message is always the same safe text, the driver's error is `cause`.

@@ -50,5 +50,15 @@ export {
   parseTableName,
 } from "./identifiers";
 export type { SearchClause } from "./statement";
-export type { ConditionalWrite, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow, SqlTableOptions } from "./table";
+export type {
+  ConditionalWrite,
+  CountQuery,
+  ListPage,
+  ListQuery,
+  SeekPage,
+  SeekQuery,
+  SqlRow,
+  StorageTable,
+} from "./storage";
+export type { SqlTableOptions } from "./table";
 export { SqlTable, uniqueIndexColumns } from "./table";

@@ -4,70 +4,12 @@ import type { FilterCondition, Model } from "../endpoints/types";
 import { type ColumnKind, columnKind, decodeValue, encodeValue } from "./codec";
 import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
-import {
-  DatabaseError,
-  IncompleteKeyError,
-  InvalidIdentifierError,
-  InvalidValueError,
-  UniqueViolationError,
-} from "./errors";
+import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
-import {
-  beyondCondition,
-  insertedKey,
-  keysetColumns,
-  keysetOrder,
-  keyValues,
-  type OrderTerm,
-  pageOrder,
-  rereadFilters,
-  unchangedColumns,
-} from "./plan";
-import { type SearchClause, StatementBuilder } from "./statement";
-
-/** A row as stored, with values turned back into the kinds the model's schema declares. */
-export type SqlRow = Record<string, unknown>;
-
-/** One page of a filtered, searched, ordered listing. */
-export interface ListQuery {
-  /** Conditions joined with AND; operators EQ NE GT GTE LT LTE IN ISNULL (and LIKE = search in one field). */
-  filters: FilterCondition[];
-  search?: SearchClause;
-  orderBy?: { column: string; direction: "asc" | "desc" };
-  limit: number;
-  offset: number;
-  /**
-   * Break ties on the primary key in the order's direction, as {@link SqlTable.seek} does, instead of
-   * always ascending (chanfana's order, the default): a numbered page then hands out cursors that go on from it.
-   */
-  keysetOrder?: boolean;
-}
-
-export interface ListPage {
-  rows: SqlRow[];
-  /** Rows matching the filters and search, ignoring limit and offset. */
-  totalCount: number;
-}
-
-/** One keyset page: the rows beyond a position in the order, without OFFSET or a count. */
-export interface SeekQuery {
-  filters: FilterCondition[];
-  search?: SearchClause;
-  orderBy?: { column: string; direction: "asc" | "desc" };
-  limit: number;
-  /**
-   * The position the page starts beyond: the order column's and primary keys' values of a row, and
-   * whether the page holds the rows after it (`next`) or before it (`prev`). Absent: the first page.
-   */
-  from?: { direction: "next" | "prev"; key: Record<string, unknown> };
-}
-
-export interface SeekPage {
-  /** In the listing's order, whichever way the page went. */
-  rows: SqlRow[];
-  /** Whether more rows lie beyond the page in the direction it went. */
-  hasMore: boolean;
-}
+import { beyondCondition, keysetColumns, keysetOrder, type OrderTerm, pageOrder, unchangedColumns } from "./plan";
+import { StatementBuilder } from "./statement";
+import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "./storage";
+import { assertCount, KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "./storage";
 
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */
@@ -80,18 +22,10 @@ export interface SqlTableOptions {
   keepReadValues?: boolean;
 }
 
-/** A write that happens only if the stored row has not changed since it was read (compare-and-swap). */
-export interface ConditionalWrite {
-  /**
-   * The row as a read through this table returned it: the write happens only while the stored row
-   * still has its version (the model's `versionField`), else still equals it in every column, checked
-   * in the same statement as the write. No row written or deleted answers null.
-   */
-  ifUnchanged?: SqlRow;
-}
-
-function assertCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
+/** An UPDATE or DELETE's text and the builder holding its parameters (a RETURNING list is added to it). */
+interface SqlWrite {
+  text: string;
+  sql: StatementBuilder;
 }
 
 /**
@@ -103,7 +37,7 @@ function assertCount(value: number, what: string): void {
  * const created = await users.insert(driver, { name: "Ada" })  // { id: 1, name: "Ada", active: true }
  * const page = await users.list(driver, { filters: [], limit: 20, offset: 0 })
  */
-export class SqlTable {
+export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
   readonly tableName: string;
   readonly columns: readonly string[];
   readonly primaryKeys: readonly string[];
@@ -120,6 +54,7 @@ export class SqlTable {
     model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
     options: SqlTableOptions = {},
   ) {
+    super();
     this.#tableParts = parseTableName(model.tableName);
     this.tableName = model.tableName;
     const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
@@ -133,22 +68,14 @@ export class SqlTable {
     this.#kinds = kinds;
     this.#nullable = nullable;
     this.columns = [...kinds.keys()];
-    if (model.primaryKeys.length === 0) {
-      throw new InvalidIdentifierError(`Model "${model.tableName}" declares no primary key`);
-    }
-    for (const key of model.primaryKeys) this.#assertColumn(key, "primary key");
+    this.checkKeys(
+      model,
+      (name, what) => this.#assertColumn(name, what),
+      (name) => kinds.get(name) === "number" || kinds.get(name) === "bigint",
+    );
     this.primaryKeys = [...model.primaryKeys];
     this.versionField = model.versionField;
     this.#raw = options.keepReadValues ? new WeakMap() : undefined;
-    if (model.versionField !== undefined) {
-      this.#assertColumn(model.versionField, "version");
-      const kind = kinds.get(model.versionField);
-      if (model.primaryKeys.includes(model.versionField) || (kind !== "number" && kind !== "bigint")) {
-        throw new InvalidIdentifierError(
-          `versionField ${JSON.stringify(model.versionField)} of "${model.tableName}" must be an integer column that is not a primary key`,
-        );
-      }
-    }
   }
 
   /**
@@ -220,11 +147,7 @@ export class SqlTable {
       return this.#decode(row!);
     }
     const result = await this.#execute(driver, statement.sql, statement.params);
-    const key = insertedKey(this.primaryKeys, data, result.lastInsertId);
-    const row = key && (await this.selectOne(driver, key));
-    if (!row)
-      throw new DatabaseError(new Error(`Inserted row of "${this.tableName}" could not be read back by its key`));
-    return row;
+    return this.readBack(driver, data, result.lastInsertId);
   }
 
   /**
@@ -244,76 +167,47 @@ export class SqlTable {
     return decoded;
   }
 
-  /**
-   * Writes only the given columns of the one row identified by the full primary key (extra
-   * conditions narrow it further) in one statement, incrementing the version column when the model
-   * has one; returns the row as stored, or null if none matched (or, with `ifUnchanged`, the row changed).
-   *
-   * @example
-   * await table.update(driver, [{ field: "id", operator: "EQ", value: 7 }], { name: "Grace" })
-   * await table.update(driver, key, { name: "Grace" }, { ifUnchanged: rowReadBefore }) // null if it changed since
-   */
-  async update(
+  protected updateStatement(
     driver: SqlDriver,
-    keyFilters: FilterCondition[],
-    data: Record<string, unknown>,
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    const key = this.#requireKey(keyFilters);
+    { keyFilters, data, expected }: PlannedUpdate,
+  ): UpdateStatement<SqlWrite> | null {
     const version = this.versionField;
     const assignments = this.#assignments(data).filter(([name]) => name !== version);
-    const expected = options.ifUnchanged;
     const sql = new StatementBuilder(driver.dialect);
     const set = assignments.map(([name, value]) => `${sql.id(name)} = ${sql.bind(value)}`);
     if (version !== undefined) set.push(`${sql.id(version)} = COALESCE(${sql.id(version)}, 0) + 1`);
-    if (set.length === 0) return this.#selectUnchanged(driver, keyFilters, expected);
+    if (set.length === 0) return null;
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
-    const statement = `UPDATE ${this.#from(sql)} SET ${set.join(", ")}${where}`;
-    if (driver.dialect.returning.update) {
-      const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
-      return row ? this.#decode(row) : null;
-    }
-    const result = await this.#execute(driver, statement, sql.params);
-    if (result.changes === 0 && expected) {
-      // MySQL counts changed rows, not matched ones: a write of the values already stored changes none.
-      // A version column always changes, so there nothing matched; otherwise the row may still be the one read.
-      return version === undefined ? this.#selectUnchanged(driver, keyFilters, expected) : null;
-    }
-    // Re-select by the key as it is now, keeping the narrowing conditions on columns that were not rewritten.
-    const written = new Set(assignments.map(([name]) => name));
-    return this.selectOne(driver, rereadFilters(this.primaryKeys, key, keyFilters, data, written));
+    const write = { text: `UPDATE ${this.#from(sql)} SET ${set.join(", ")}${where}`, sql };
+    return { write, written: new Set(assignments.map(([name]) => name)) };
   }
 
-  /**
-   * Deletes the one row identified by the full primary key and returns it, or null if none matched
-   * (or, with `ifUnchanged`, the row changed since it was read: then nothing is deleted).
-   *
-   * @example
-   * await table.delete(driver, [{ field: "id", operator: "EQ", value: 7 }])
-   */
-  async delete(
-    driver: SqlDriver,
-    keyFilters: FilterCondition[],
-    options: ConditionalWrite = {},
-  ): Promise<SqlRow | null> {
-    this.#requireKey(keyFilters);
-    const expected = options.ifUnchanged;
+  protected deleteStatement(driver: SqlDriver, keyFilters: FilterCondition[], expected: SqlRow | undefined): SqlWrite {
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
-    const statement = `DELETE FROM ${this.#from(sql)}${where}`;
-    if (driver.dialect.returning.delete) {
-      const [row] = await this.#query(driver, `${statement} RETURNING ${this.#selectList(sql)}`, sql.params);
-      return row ? this.#decode(row) : null;
-    }
-    if (expected) {
-      // The row deleted, if any, was the one read: the statement compared it.
-      const result = await this.#execute(driver, statement, sql.params);
-      return result.changes > 0 ? expected : null;
-    }
-    const row = await this.selectOne(driver, keyFilters);
-    if (!row) return null;
-    const result = await this.#execute(driver, statement, sql.params);
-    return result.changes > 0 ? row : null;
+    return { text: `DELETE FROM ${this.#from(sql)}${where}`, sql };
+  }
+
+  protected returns(driver: SqlDriver, kind: "update" | "delete"): boolean {
+    return driver.dialect.returning[kind];
+  }
+
+  protected async writeReturning(driver: SqlDriver, write: SqlWrite): Promise<SqlRow | null> {
+    const [row] = await this.#query(driver, `${write.text} RETURNING ${this.#selectList(write.sql)}`, write.sql.params);
+    return row ? this.#decode(row) : null;
+  }
+
+  protected async writeCounting(driver: SqlDriver, write: SqlWrite): Promise<number> {
+    return (await this.#execute(driver, write.text, write.sql.params)).changes;
+  }
+
+  protected selectRow(driver: SqlDriver, filters: FilterCondition[]): Promise<SqlRow | null> {
+    return this.selectOne(driver, filters);
+  }
+
+  // Each statement turns its own driver errors into the errors of `errors.ts` (see #query).
+  protected guarded<T>(_driver: SqlDriver, steps: () => Promise<T>): Promise<T> {
+    return steps();
   }
 
   /**
@@ -335,14 +229,9 @@ export class SqlTable {
     if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
     if (query.orderBy) this.#assertColumn(query.orderBy.column, "order by");
 
-    const where = (sql: StatementBuilder) =>
-      sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
-
-    const count = new StatementBuilder(driver.dialect);
-    const countStatement = `SELECT COUNT(*) AS total FROM ${this.#from(count)}${where(count)}`;
-
+    const count = this.#countStatement(driver.dialect, query);
     const page = new StatementBuilder(driver.dialect);
-    const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${where(page)}`;
+    const filtered = `SELECT ${this.#selectList(page)} FROM ${this.#from(page)}${this.#where(page, query)}`;
     const order = this.#order(
       page,
       query.keysetOrder
@@ -351,15 +240,44 @@ export class SqlTable {
     );
     const pageStatement = `${filtered} ORDER BY ${order} ${driver.dialect.limitOffset(query.limit, query.offset, page.bind)}`;
 
-    const [rows, totals] = await Promise.all([
+    const [rows, totalCount] = await Promise.all([
       this.#query(driver, pageStatement, page.params),
-      this.#query(driver, countStatement, count.params),
+      this.#count(driver, count),
     ]);
-    return { rows: rows.map((row) => this.#decode(row)), totalCount: Number(totals[0]?.total ?? 0) };
+    return { rows: rows.map((row) => this.#decode(row)), totalCount };
   }
 
-  /** The row by key, and only while it is unchanged since `expected` was read. */
-  async #selectUnchanged(driver: SqlDriver, keyFilters: FilterCondition[], expected?: SqlRow): Promise<SqlRow | null> {
+  /**
+   * How many rows match the filters and search.
+   *
+   * @example
+   * await table.count(driver, { filters: [{ field: "active", operator: "EQ", value: true }] }) // 12
+   */
+  async count(driver: SqlDriver, query: CountQuery): Promise<number> {
+    if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
+    return this.#count(driver, this.#countStatement(driver.dialect, query));
+  }
+
+  #countStatement(dialect: Dialect, query: CountQuery): SqlStatement {
+    const sql = new StatementBuilder(dialect);
+    return { sql: `SELECT COUNT(*) AS total FROM ${this.#from(sql)}${this.#where(sql, query)}`, params: sql.params };
+  }
+
+  async #count(driver: SqlDriver, statement: SqlStatement): Promise<number> {
+    const [totals] = await this.#query(driver, statement.sql, statement.params);
+    return Number(totals?.total ?? 0);
+  }
+
+  /** The WHERE of a listing: its filters, and its search. */
+  #where(sql: StatementBuilder, query: CountQuery): string {
+    return sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
+  }
+
+  protected async selectUnchanged(
+    driver: SqlDriver,
+    keyFilters: FilterCondition[],
+    expected: SqlRow | undefined,
+  ): Promise<SqlRow | null> {
     if (!expected) return this.selectOne(driver, keyFilters);
     const sql = new StatementBuilder(driver.dialect);
     const where = sql.where([...this.#conditions(sql, keyFilters), ...this.#unchanged(sql, expected)]);
@@ -404,10 +322,7 @@ export class SqlTable {
     if (query.search) for (const name of query.search.columns) this.#assertColumn(name, "search");
     const column = query.orderBy?.column;
     if (column !== undefined) this.#assertColumn(column, "order by");
-    const direction = query.orderBy?.direction ?? "asc";
-    // A `prev` page is read walking the order backwards from the position, then turned around.
-    const backwards = query.from?.direction === "prev";
-    const travel = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+    const { backwards, travel } = seekTravel(query);
 
     const sql = new StatementBuilder(driver.dialect);
     const conditions = [...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])];
@@ -420,16 +335,11 @@ export class SqlTable {
       driver.dialect.limit?.(query.limit + 1, sql.bind) ?? driver.dialect.limitOffset(query.limit + 1, 0, sql.bind);
     const statement = `SELECT ${this.#selectList(sql)} FROM ${this.#from(sql)}${sql.where(conditions)} ORDER BY ${this.#order(sql, keysetOrder(this.primaryKeys, this.#nullable, column, travel))} ${limit}`;
     const rows = (await this.#query(driver, statement, sql.params)).map((row) => this.#decode(row));
-    const hasMore = rows.length > query.limit;
-    if (hasMore) rows.pop();
-    if (backwards) rows.reverse();
-    return { rows, hasMore };
+    return seekPage(rows, query.limit, backwards);
   }
 
   #assertColumn(name: string, what: string): void {
-    if (!this.#kinds.has(name)) {
-      throw new InvalidIdentifierError(`Unknown ${what} column ${JSON.stringify(name)} for table "${this.tableName}"`);
-    }
+    if (!this.#kinds.has(name)) throw this.unknownColumn(what, name);
   }
 
   #from(sql: StatementBuilder): string {
@@ -461,13 +371,6 @@ export class SqlTable {
       assignments.push([name, encodeValue(value)]);
     }
     return assignments;
-  }
-
-  /** The value of every primary key column from EQ conditions; refuses to go on without all of them. */
-  #requireKey(filters: FilterCondition[]): Map<string, unknown> {
-    const { key, missing } = keyValues(this.primaryKeys, filters);
-    if (missing.length > 0) throw new IncompleteKeyError(missing);
-    return key;
   }
 
   #decode(row: Record<string, unknown>): SqlRow {
@@ -518,8 +421,12 @@ export class SqlTable {
       // The catalog may be unreadable for this role; fall through to conventions.
     }
     const table = this.#tableParts[this.#tableParts.length - 1];
-    if (violation.index === "PRIMARY" || violation.index === `${table}_pkey`) return [...this.primaryKeys];
-    return this.#kinds.has(violation.index) ? [violation.index] : [];
+    return this.conventionalColumns(
+      violation.index,
+      table,
+      () => [...this.primaryKeys],
+      (name) => this.#kinds.has(name),
+    );
   }
 }
 

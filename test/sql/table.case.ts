@@ -261,6 +261,16 @@ export function describeTableSuite(engine: EngineUnderTest): void {
         });
       }
 
+      it("counts what a listing's filters and search match, as its totalCount does", async () => {
+        for (const { query, ids, total } of LIST_CASES) {
+          const counted = await catalog.count(driver, { filters: query.filters ?? [], search: query.search });
+          expect(counted).toBe(total ?? ids.length);
+        }
+        await expect(catalog.count(driver, { filters: [eq("nope", 1)] })).rejects.toBeInstanceOf(
+          InvalidIdentifierError,
+        );
+      });
+
       it("pages through an order with ties without overlap or gaps", async () => {
         for (const direction of ["asc", "desc"] as const) {
           for (const column of ["group", "status", "active"]) {

@@ -31,6 +31,7 @@ export function postgresUniqueViolation(error: unknown): UniqueViolation | null 
  * @example
  * const driver = pgDriver(pool) // uses postgresDialect
  */
+// Alike the other dialects on purpose (sqlite.ts, mysql.ts): each is the same Dialect members, only their values differ.
 export const postgresDialect: Dialect = {
   name: "postgres",
   returning: { insert: true, update: true, delete: true },

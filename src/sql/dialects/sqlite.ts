@@ -27,6 +27,7 @@ export function sqliteUniqueViolation(error: unknown): UniqueViolation | null {
  * @example
  * const driver = betterSqlite3Driver(db) // uses sqliteDialect
  */
+// Alike the other dialects on purpose (postgres.ts, mysql.ts): each is the same Dialect members, only their values differ.
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   returning: { insert: true, update: true, delete: true },

@@ -1,6 +1,7 @@
 import type { SqlDriver } from "../driver";
 import { syncSqliteDriver } from "./sync-sqlite";
 
+// Alike bun-sqlite.ts, node-sqlite.ts on purpose: each types its client's few members and hands it to syncSqliteDriver, which holds the logic.
 /** The part of a better-sqlite3 `Database` this driver uses (typed here so the package stays optional). */
 export interface BetterSqlite3Database {
   prepare(sql: string): {

@@ -1,6 +1,7 @@
 import type { SqlDriver } from "../driver";
 import { syncSqliteDriver } from "./sync-sqlite";
 
+// Alike better-sqlite3.ts, node-sqlite.ts on purpose: each types its client's few members and hands it to syncSqliteDriver, which holds the logic.
 /** The part of a `bun:sqlite` `Database` this driver uses (typed here, so nothing imports `bun:sqlite`). */
 export interface BunSqliteDatabase {
   prepare(sql: string): {

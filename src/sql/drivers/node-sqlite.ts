@@ -1,6 +1,7 @@
 import type { SqlDriver } from "../driver";
 import { syncSqliteDriver } from "./sync-sqlite";
 
+// Alike better-sqlite3.ts, bun-sqlite.ts on purpose: each types its client's few members and hands it to syncSqliteDriver, which holds the logic.
 /** The part of a `node:sqlite` `DatabaseSync` this driver uses (typed here, so nothing imports `node:sqlite`). */
 export interface NodeSqliteDatabase {
   prepare(sql: string): {

@@ -1,7 +1,7 @@
 import { DEFAULT_PER_PAGE, type ListEndpoint } from "../../endpoints/list";
 import type { ListCursor, ListFilters, ListResult } from "../../endpoints/types";
 import { validateOrderDirection } from "../d1-helpers";
-import type { ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../table";
+import type { ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../storage";
 
 /** A table's two ways of reading a page: by offset with a count, or by keyset from a position. */
 export interface PagedTable {
