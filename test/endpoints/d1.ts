@@ -34,6 +34,8 @@ const STATEMENT_WORKER = `export default {
 interface SentStatement extends D1PreparedStatementLike {
   sql: string;
   params: unknown[];
+  /** D1's rows as arrays, which Drizzle's D1 session reads. */
+  raw(): Promise<unknown[][]>;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function openD1ThroughWorker(): Promise<{ binding: D1DatabaseLike; 
     bind: (...values) => statement(sql, values.map(jsonParameter)),
     all: async () => (await send({ statements: [{ sql, params, method: "all" }] })).result,
     run: async () => (await send({ statements: [{ sql, params, method: "run" }] })).result,
+    raw: async () => (await send({ statements: [{ sql, params, method: "raw" }] })).result,
   });
   const binding: D1DatabaseLike = {
     prepare: (sql) => statement(sql, []),

@@ -25,7 +25,7 @@ import type { BulkStorage } from "./bulk-and-filters.case";
 import type { ConditionalStorage } from "./conditional.case";
 import type { CrudBackend } from "./crud.case";
 import type { CursorBackend, Entry } from "./cursor.case";
-import { openD1Binding } from "./d1";
+import { openD1ThroughWorker } from "./d1";
 
 /** One client reached two ways: specroute's SQL driver (DDL, checks) and the app's Drizzle database over the same client. */
 export interface DrizzleConnection extends Connection {
@@ -53,8 +53,9 @@ export const drizzleEngines: DrizzleEngine[] = [
     name: "d1 (drizzle, workerd via miniflare)",
     family: "sqlite",
     async connect() {
-      const { binding, close } = await openD1Binding();
-      return { driver: d1Driver(binding), db: drizzleD1(binding), close };
+      const { binding, close } = await openD1ThroughWorker();
+      // any: the binding has the members Drizzle's D1 session calls, not the whole D1Database type.
+      return { driver: d1Driver(binding), db: drizzleD1(binding as any), close };
     },
   },
   {
