@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type * as core from "zod/v4/core";
-import type { ConvertedSchema, SchemaIO, SchemaObject } from "./schema-object";
+import type { ConvertedSchema, SchemaIO, SchemaObject } from "../schema-object";
 
 /*
  * A direct zod → OpenAPI Schema converter for the common zod types. It reproduces what
