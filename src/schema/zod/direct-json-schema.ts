@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type * as core from "zod/v4/core";
 import type { ConvertedSchema, SchemaIO, SchemaObject } from "../schema-object";
+import { defOf } from "./introspect";
+import { assignProp, PROCESSORS, type ProcessorContext, VIA_ZOD } from "./processors";
 
 /*
  * A direct zod → OpenAPI Schema converter for the common zod types. It reproduces what
@@ -8,12 +10,14 @@ import type { ConvertedSchema, SchemaIO, SchemaObject } from "../schema-object";
  * zod's generic machinery (a `seen` map over the whole tree, ref flattening in a second pass, a JSON
  * round trip per conversion), which is most of the time a first document takes.
  *
- * Per node: a type this file does not know is converted by zod's converter on its own and spliced in.
+ * Per node: the processor of its type (processors.ts, one per zod definition type, as zod's own converter
+ * has them) writes its own keywords; this file adds metadata, what it inherits and its references. A type
+ * no processor knows is converted by zod's converter on its own and spliced in.
  * Per schema: what only zod's whole-tree view gets right (cycles, two schemas with one id) throws
  * `NeedsZod`, and the caller converts the whole schema with zod instead.
  */
 
-const { globalRegistry: registry, util } = z.core;
+const { globalRegistry: registry } = z.core;
 
 /**
  * Converted nodes that stand on their own (no component, nothing zod converted, nothing a last pass
@@ -48,9 +52,7 @@ export interface DirectOptions {
   refPrefix: string;
 }
 
-type Def = { type: string; [key: string]: any };
-
-interface State extends DirectOptions {
+interface State extends DirectOptions, ProcessorContext {
   /** Each converted node's schema; for a node with an id, the `$ref` that stands for it. */
   readonly finals: Map<core.$ZodType, SchemaObject>;
   /** The body of each node with an id (what becomes its component), before the id is removed. */
@@ -96,6 +98,8 @@ export function convertDirect(schema: z.ZodType, options: DirectOptions): Conver
     notJson: false,
     taint: 0,
     clean: new Set(),
+    child: (child) => node(child, state),
+    markNotJson: () => markNotJson(state),
   };
   const root = node(schema, state);
   if (!options.openapi30) for (const json of state.built) compactTypeUnion(json);
@@ -165,109 +169,13 @@ function node(schema: core.$ZodType, state: State): SchemaObject {
 
 /** One node the way zod's processor, metadata, ref flattening and json-schema.ts's fixes leave it. */
 function build(schema: core.$ZodType, meta: Record<string, unknown> | undefined, state: State): SchemaObject {
-  const def = schema._zod.def as Def;
   if ((schema._zod as { toJSONSchema?: unknown }).toJSONSchema) return viaZod(schema, state);
+  const def = defOf(schema);
+  const process = PROCESSORS.get(def.type);
+  if (process === undefined) return viaZod(schema, state);
   const own: SchemaObject = {};
-  let ref: core.$ZodType | undefined;
-  switch (def.type) {
-    case "string":
-      if (!stringOwn(schema, own, state)) return viaZod(schema, state);
-      break;
-    case "number":
-      numberOwn(schema, own, state);
-      break;
-    case "boolean":
-    case "success":
-      own.type = "boolean";
-      break;
-    case "null":
-      if (state.openapi30) Object.assign(own, { type: "string", nullable: true, enum: [null] });
-      else own.type = "null";
-      break;
-    case "never":
-      own.not = {};
-      break;
-    case "any":
-    case "unknown":
-    case "date":
-    case "bigint":
-    case "symbol":
-    case "undefined":
-    case "void":
-    case "nan":
-    case "custom":
-    case "function":
-    case "transform":
-    case "map":
-    case "set":
-      // zod writes nothing for these (an "any"); json-schema.ts's fixes give dates and bigints a type.
-      break;
-    case "file":
-      fileOwn(schema, own);
-      break;
-    case "enum":
-      enumOwn(def, own);
-      break;
-    case "literal":
-      literalOwn(def, own, state);
-      break;
-    case "template_literal":
-      own.type = "string";
-      own.pattern = (schema._zod as { pattern: RegExp }).pattern.source;
-      break;
-    case "array": {
-      const { minimum, maximum } = aggregateChecks(schema);
-      if (typeof minimum === "number") own.minItems = minimum;
-      if (typeof maximum === "number") own.maxItems = maximum;
-      own.type = "array";
-      own.items = node(def.element, state);
-      break;
-    }
-    case "object":
-      if (!objectOwn(def, own, state)) return viaZod(schema, state);
-      break;
-    case "union": {
-      const options = (def.options as core.$ZodType[]).map((option) => node(option, state));
-      if (def.inclusive === false) own.oneOf = options;
-      else own.anyOf = options;
-      break;
-    }
-    case "record":
-      if (!recordOwn(def, own, state)) return viaZod(schema, state);
-      break;
-    case "nullable":
-      if (state.openapi30) {
-        ref = def.innerType;
-        node(def.innerType, state);
-        own.nullable = true;
-      } else {
-        own.anyOf = [node(def.innerType, state), { type: "null" }];
-      }
-      break;
-    case "optional":
-    case "nonoptional":
-    case "promise":
-      ref = def.innerType;
-      break;
-    case "readonly":
-      ref = def.innerType;
-      own.readOnly = true;
-      break;
-    case "default": {
-      ref = def.innerType;
-      const value = jsonValue(def.defaultValue);
-      if (value === UNREPRESENTABLE) return viaZod(schema, state);
-      own.default = value;
-      break;
-    }
-    case "pipe": {
-      const inIsTransform = (def.in as core.$ZodType)._zod.traits.has("$ZodTransform");
-      ref = state.io === "input" ? (inIsTransform ? def.out : def.in) : def.out;
-      break;
-    }
-    default:
-      return viaZod(schema, state);
-  }
+  let ref = process(schema, def, own, state);
+  if (ref === VIA_ZOD) return viaZod(schema, state);
   const parent = schema._zod.parent;
   ref ??= parent;
 
@@ -353,189 +261,10 @@ function viaZod(schema: core.$ZodType, state: State): SchemaObject {
   return json;
 }
 
-const FORMAT_NAMES: Record<string, string> = {
-  guid: "uuid",
-  url: "uri",
-  datetime: "date-time",
-  json_string: "json-string",
-  regex: "",
-};
-
-function stringOwn(schema: core.$ZodType, own: SchemaObject, state: State): boolean {
-  own.type = "string";
-  const { minimum, maximum, format, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
-  // base64 patterns are swapped for exact ones zod keeps to itself.
-  if (contentEncoding) return false;
-  if (typeof minimum === "number") own.minLength = minimum;
-  if (typeof maximum === "number") own.maxLength = maximum;
-  if (format) {
-    const name = FORMAT_NAMES[format] ?? format;
-    if (name !== "" && format !== "time" && !laxFormat) own.format = name;
-  }
-  if (patterns && patterns.size > 0) {
-    const list = [...patterns];
-    if (list.length === 1) own.pattern = list[0]!.source;
-    else
-      own.allOf = list.map((regex) =>
-        state.openapi30 ? { type: "string", pattern: regex.source } : { pattern: regex.source },
-      );
-  }
-  return true;
-}
-
-function numberOwn(schema: core.$ZodType, own: SchemaObject, state: State): void {
-  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
-  own.type = isInt ? "integer" : "number";
-  const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= ((minimum as number) ?? -Infinity);
-  const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= ((maximum as number) ?? Infinity);
-  if (exMin) {
-    if (state.openapi30) {
-      own.minimum = exclusiveMinimum;
-      own.exclusiveMinimum = true;
-    } else {
-      own.exclusiveMinimum = exclusiveMinimum;
-    }
-  } else if (typeof minimum === "number") {
-    own.minimum = minimum;
-  }
-  if (exMax) {
-    if (state.openapi30) {
-      own.maximum = exclusiveMaximum;
-      own.exclusiveMaximum = true;
-    } else {
-      own.exclusiveMaximum = exclusiveMaximum;
-    }
-  } else if (typeof maximum === "number") {
-    own.maximum = maximum;
-  }
-  for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
-    const bound = own[key];
-    if (typeof bound === "number" && !Number.isFinite(bound)) markNotJson(state);
-  }
-  if (multipleOf) {
-    const divisors = new Set<number>();
-    for (const divisor of multipleOf) if (Number.isFinite(divisor) && divisor !== 0) divisors.add(Math.abs(divisor));
-    const [first, ...rest] = divisors;
-    if (first !== undefined) own.multipleOf = first;
-    if (rest.length) own.allOf = [...((own.allOf as unknown[]) ?? []), ...rest.map((m) => ({ multipleOf: m }))];
-  }
-}
-
-function fileOwn(schema: core.$ZodType, own: SchemaObject): void {
-  own.type = "string";
-  own.format = "binary";
-  own.contentEncoding = "binary";
-  const { minimum, maximum, mime } = aggregateChecks(schema);
-  if (minimum !== undefined) own.minLength = minimum;
-  if (maximum !== undefined) own.maxLength = maximum;
-  if (!mime) return;
-  if (mime.length === 0) own.not = {};
-  else if (mime.length === 1) own.contentMediaType = mime[0];
-  else own.anyOf = mime.map((type) => ({ contentMediaType: type }));
-}
-
-function enumOwn(def: Def, own: SchemaObject): void {
-  const values = util.getEnumValues(def.entries);
-  if (values.length === 0) {
-    own.not = {};
-    return;
-  }
-  if (values.every((v) => typeof v === "number")) own.type = "number";
-  if (values.every((v) => typeof v === "string")) own.type = "string";
-  own.enum = values;
-}
-
-function literalOwn(def: Def, own: SchemaObject, state: State): void {
-  const given = def.values as unknown[];
-  if (given.length === 0) {
-    own.not = {};
-    return;
-  }
-  const values: unknown[] = [];
-  for (const value of given) {
-    if (value === undefined) continue;
-    values.push(typeof value === "bigint" ? Number(value) : value);
-  }
-  if (values.length === 1) {
-    const value = values[0];
-    own.type = value === null ? "null" : typeof value;
-    if (state.openapi30) own.enum = [value];
-    else own.const = value;
-  } else if (values.length > 1) {
-    if (values.every((v) => typeof v === "number")) own.type = "number";
-    if (values.every((v) => typeof v === "string")) own.type = "string";
-    if (values.every((v) => typeof v === "boolean")) own.type = "boolean";
-    if (values.every((v) => v === null)) own.type = "null";
-    own.enum = values;
-  }
-}
-
-function objectOwn(def: Def, own: SchemaObject, state: State): boolean {
-  const shape = def.shape as Record<string, core.$ZodType>;
-  if (Object.getOwnPropertySymbols(shape).length > 0) return false;
-  own.type = "object";
-  const properties: SchemaObject = {};
-  own.properties = properties;
-  for (const key in shape) {
-    const json = node(shape[key]!, state);
-    if (key === "__proto__") assignProp(properties, key, json);
-    else properties[key] = json;
-  }
-  const required: string[] = [];
-  for (const key of Object.keys(shape)) {
-    const field = shape[key]!;
-    if (state.io === "input" ? inputOptin(field) === undefined : field._zod.optout === undefined) required.push(key);
-  }
-  if (required.length > 0) own.required = required;
-  const catchall = def.catchall as core.$ZodType | undefined;
-  if (catchall?._zod.def.type === "never") own.additionalProperties = false;
-  else if (!catchall) {
-    if (state.io === "output") own.additionalProperties = false;
-  } else own.additionalProperties = node(catchall, state);
-  return true;
-}
-
-function recordOwn(def: Def, own: SchemaObject, state: State): boolean {
-  // Loose records with key patterns, and keys zod re-expresses as numeric strings, stay with zod.
-  if (def.mode === "loose") return false;
-  own.type = "object";
-  const keyType = def.keyType as core.$ZodType;
-  if (!state.openapi30) {
-    const names = node(keyType, state);
-    if (!plainKeySchema(names)) return false;
-    own.propertyNames = names;
-  }
-  own.additionalProperties = node(def.valueType, state);
-  const keyValues = keyType._zod.values;
-  const omittable = state.io === "input" && inputOptin(def.valueType) !== undefined;
-  if (keyValues && !def.partial && !omittable) {
-    const valid = [...keyValues].filter((v): v is string | number => typeof v === "string" || typeof v === "number");
-    if (valid.length > 0) own.required = valid.map(String);
-  }
-  return true;
-}
-
-/** A key schema zod leaves as it is: no numbers, no references, no unions to look into. */
-function plainKeySchema(json: SchemaObject): boolean {
-  if (json.$ref !== undefined || json.anyOf !== undefined || json.oneOf !== undefined) return false;
-  const types = Array.isArray(json.type) ? json.type : [json.type];
-  if (types.some((t) => t === "number" || t === "integer")) return false;
-  const values = (json.enum as unknown[] | undefined) ?? (json.const !== undefined ? [json.const] : []);
-  return !values.some((v) => typeof v === "number");
-}
-
-/** zod's reading of whether a member may be left out of a request (looking past transforms and catch). */
-function inputOptin(schema: core.$ZodType): "optional" | "defaulted" | undefined {
-  const def = schema._zod.def as Def;
-  if (def.type === "pipe" && (def.in as core.$ZodType)._zod.traits.has("$ZodTransform")) return inputOptin(def.out);
-  if (def.type === "catch") return inputOptin(def.innerType);
-  return schema._zod.optin;
-}
-
 function isTransforming(schema: core.$ZodType, seen = new Set<core.$ZodType>()): boolean {
   if (seen.has(schema)) return false;
   seen.add(schema);
-  const def = schema._zod.def as Def;
+  const def = defOf(schema);
   switch (def.type) {
     case "transform":
       return true;
@@ -577,139 +306,7 @@ function isTransforming(schema: core.$ZodType, seen = new Set<core.$ZodType>()):
   }
 }
 
-// ---- check aggregation, as zod's converter folds a schema's checks ----
-
-type Bound = number | bigint | Date;
-
-interface CheckAggregate {
-  minimum?: Bound;
-  maximum?: Bound;
-  exclusiveMinimum?: Bound;
-  exclusiveMaximum?: Bound;
-  multipleOf?: number[];
-  format?: string;
-  isInt?: boolean;
-  patterns?: Set<RegExp>;
-  contentEncoding?: string;
-  laxFormat?: boolean;
-  mime?: string[];
-}
-
-function narrowMin(agg: CheckAggregate, key: "minimum" | "exclusiveMinimum", value: Bound): void {
-  if (agg[key] === undefined || value > agg[key]!) agg[key] = value;
-}
-
-function narrowMax(agg: CheckAggregate, key: "maximum" | "exclusiveMaximum", value: Bound): void {
-  if (agg[key] === undefined || value < agg[key]!) agg[key] = value;
-}
-
-function addDivisor(agg: CheckAggregate, value: number): void {
-  agg.multipleOf ??= [];
-  if (!agg.multipleOf.includes(value)) agg.multipleOf.push(value);
-}
-
-function addPattern(agg: CheckAggregate, pattern: RegExp): void {
-  agg.patterns ??= new Set();
-  agg.patterns.add(pattern);
-}
-
-function intersectMime(agg: CheckAggregate, mime: string[]): void {
-  agg.mime = agg.mime ? agg.mime.filter((type) => mime.includes(type)) : [...mime];
-}
-
-function setFormat(agg: CheckAggregate, format: string): void {
-  agg.format = format;
-  if (format.includes("int")) agg.isInt = true;
-}
-
-function formatRange(agg: CheckAggregate, format: string, ranges: Record<string, [Bound, Bound]>): void {
-  setFormat(agg, format);
-  const [minimum, maximum] = ranges[format]!;
-  narrowMin(agg, "minimum", minimum);
-  narrowMax(agg, "maximum", maximum);
-}
-
-function aggregateChecks(schema: core.$ZodType): CheckAggregate {
-  const agg: CheckAggregate = {};
-  const def = schema._zod.def as Def;
-  const checks = (def.checks ?? []) as core.$ZodCheck[];
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema as unknown as core.$ZodCheck, ...checks] : checks;
-  for (const check of list) {
-    const d = check._zod.def as unknown as Def;
-    switch (d.check) {
-      case "greater_than":
-        narrowMin(agg, d.inclusive ? "minimum" : "exclusiveMinimum", d.value);
-        break;
-      case "less_than":
-        narrowMax(agg, d.inclusive ? "maximum" : "exclusiveMaximum", d.value);
-        break;
-      case "multiple_of":
-        addDivisor(agg, d.value);
-        break;
-      case "number_format":
-        formatRange(agg, d.format, util.NUMBER_FORMAT_RANGES as Record<string, [Bound, Bound]>);
-        break;
-      case "bigint_format":
-        formatRange(agg, d.format, util.BIGINT_FORMAT_RANGES as Record<string, [Bound, Bound]>);
-        break;
-      case "min_length":
-      case "min_size":
-        narrowMin(agg, "minimum", d.minimum);
-        break;
-      case "max_length":
-      case "max_size":
-        narrowMax(agg, "maximum", d.maximum);
-        break;
-      case "length_equals":
-        narrowMin(agg, "minimum", d.length);
-        narrowMax(agg, "maximum", d.length);
-        break;
-      case "size_equals":
-        narrowMin(agg, "minimum", d.size);
-        narrowMax(agg, "maximum", d.size);
-        break;
-      case "string_format":
-        setFormat(agg, d.format);
-        if (d.pattern) addPattern(agg, d.pattern);
-        if (d.format === "base64" || d.format === "base64url") agg.contentEncoding = d.format;
-        if (d.local || d.precision === -1) agg.laxFormat = true;
-        break;
-      case "mime_type":
-        intersectMime(agg, d.mime);
-        break;
-    }
-  }
-  // What third-party checks record only in the bag; zod's own never say more than the fold above.
-  const bag = schema._zod.bag as Omit<CheckAggregate, "multipleOf"> & { multipleOf?: number };
-  if (bag.minimum !== undefined) narrowMin(agg, "minimum", bag.minimum);
-  if (bag.exclusiveMinimum !== undefined) narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum);
-  if (bag.maximum !== undefined) narrowMax(agg, "maximum", bag.maximum);
-  if (bag.exclusiveMaximum !== undefined) narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum);
-  if (bag.multipleOf !== undefined) addDivisor(agg, bag.multipleOf);
-  if (bag.format !== undefined) {
-    agg.format ??= bag.format;
-    if (bag.format.includes("int")) agg.isInt = true;
-  }
-  if (bag.mime) intersectMime(agg, bag.mime);
-  for (const pattern of bag.patterns ?? []) addPattern(agg, pattern);
-  return agg;
-}
-
 // ---- small JSON helpers, as zod's converter uses them ----
-
-const UNREPRESENTABLE = Symbol("unrepresentable");
-
-/** A default value as JSON, or UNREPRESENTABLE when it holds a bigint. */
-function jsonValue(value: unknown): unknown {
-  let bigint = false;
-  const text = JSON.stringify(value, (_key, item) => {
-    if (typeof item !== "bigint") return item;
-    bigint = true;
-    return null;
-  });
-  if (bigint) return UNREPRESENTABLE;
-  return text === undefined ? undefined : JSON.parse(text);
-}
 
 /** Metadata over the node's own keys, as zod's converter assigns it (its values end up as JSON). */
 function assignMeta(own: SchemaObject, meta: Record<string, unknown>, state: State): void {
@@ -734,10 +331,6 @@ function assignMeta(own: SchemaObject, meta: Record<string, unknown>, state: Sta
 function markNotJson(state: State): void {
   state.notJson = true;
   state.taint++;
-}
-
-function assignProp(target: SchemaObject, key: PropertyKey, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** zod's last pass on 3.1 output: `anyOf` of bare types becomes a `type` array. */
