@@ -5,8 +5,9 @@ import { defOf } from "./introspect";
 import { assignProp, PROCESSORS, type ProcessorContext, VIA_ZOD } from "./processors";
 
 /*
- * A direct zod → OpenAPI Schema converter for the common zod types. It reproduces what
- * `z.toJSONSchema` followed by json-schema.ts's per-node fixes writes, key order included, without
+ * A direct zod → OpenAPI Schema converter for the common zod types. It reproduces what the installed
+ * zod's `z.toJSONSchema` followed by json-schema.ts's per-node fixes writes, key order included (where
+ * zod 4.1 wrote otherwise, it writes what later zod does: test/schema/corpus.case.ts lists where), without
  * zod's generic machinery (a `seen` map over the whole tree, ref flattening in a second pass, a JSON
  * round trip per conversion), which is most of the time a first document takes.
  *
