@@ -1,7 +1,8 @@
 // The layers of src/ and the one direction imports run between them; `npm test` runs this check.
 // docs/architecture.md draws the same layers. From the bottom up:
 //   errors      exception classes, error codes, rendering an error as a Response
-//   core        the endpoint contract's types and zod introspection (core/*.ts), under reading a request
+//   schema      the schema seam: the one place that reads a schema library's internals (zod/ behind seam.ts)
+//   core        the endpoint contract's types (core/*.ts), under reading a request
 //               (core/request), under authentication (core/security), under the endpoint and its
 //               compiled route (core/route)
 //   openapi     the document builder;   docs-ui   the docs pages' HTML;   client   typed client (types)
@@ -52,6 +53,19 @@ module.exports = {
     },
     layer("errors-is-the-bottom", "^src/errors/", "^src/(?!errors/)", "errors imports nothing else of specroute."),
     layer(
+      "schema-seam-above-errors",
+      "^src/schema/",
+      "^src/(?!schema/|errors/)",
+      "The schema seam reads schemas for everyone above it and imports nothing of theirs.",
+    ),
+    {
+      name: "client-reads-the-seam-as-types",
+      comment: "The typed client may use the seam's types (a schema's input and output), never its code.",
+      severity: "error",
+      from: { path: "^src/client/" },
+      to: { path: "^src/schema/", dependencyTypesNot: ["type-only"] },
+    },
+    layer(
       "core-below-the-rest",
       "^src/core/",
       ABOVE_CORE,
@@ -61,7 +75,7 @@ module.exports = {
       "core-contract-is-the-bottom-of-core",
       "^src/core/[^/]+\\.ts$",
       "^src/core/(request|security|route)/",
-      "The endpoint contract's types (schema-types) and zod introspection sit under the rest of core.",
+      "The endpoint contract's types (schema-types) sit under the rest of core.",
     ),
     layer(
       "reading-a-request-is-below-routes",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { seam } from "../schema";
 
 /** The options every chanfana 2 parameter helper accepts. */
 export interface LegacyParameterOptions {
@@ -272,7 +273,7 @@ function legacyObject(fields: { readonly [key: string]: LegacyType }): z.ZodObje
 function fromLegacy(type: LegacyType): z.ZodType {
   if (type === null) return Str({ required: false });
   // By shape, not instanceof: the app may load its own copy of zod.
-  if (typeof type === "object" && "_zod" in type) return type as z.ZodType;
+  if (seam.isSchema(type)) return type;
   if (type === String) return Str();
   if (type === Number) return Num();
   if (type === Boolean) return Bool();

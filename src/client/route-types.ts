@@ -3,6 +3,7 @@
 // out only when a client call (or Hono's `hc`) looks that route up.
 import type { ErrorItem } from "../errors/exceptions";
 import type { ErrorFormat } from "../errors/render";
+import type { OutputSchemaLike, SchemaInput, SchemaOutput, SchemaPart } from "../schema/types";
 
 /** 2xx statuses (Hono's `SuccessStatusCode`). */
 export type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 226;
@@ -196,8 +197,7 @@ export interface RequestPartsShape {
   body: { kind: "json" | "form" | "multipart"; value: unknown; required: boolean } | undefined;
 }
 
-// A schema's types are read off its `_zod` member: cheaper for the editor than checking against a zod class.
-type In<T> = T extends { _zod: { input: infer I } } ? I : undefined;
+type In<T> = SchemaInput<T, undefined>;
 
 type RequestOf<S> = S extends { request?: infer R } ? NonNullable<R> : {};
 
@@ -222,7 +222,7 @@ type MediaBody<C, Required extends boolean> = BodyPart<
 
 // A schema slot is typed `Z | PlainSchemaObject` (core/schema-types.ts, which the client layer does not
 // import): its zod member decides the types when it has one.
-type ZodPart<T> = [Extract<T, { _zod: unknown }>] extends [never] ? T : Extract<T, { _zod: unknown }>;
+type ZodPart<T> = SchemaPart<T>;
 
 type SchemaAt<C, K extends keyof C> = C[K] extends { schema: infer T } ? ZodPart<T> : never;
 
@@ -263,7 +263,7 @@ type ParamsFor<P extends string, Declared, Columns> = {
 
 type ModelSchemaOf<Meta> = Meta extends { model: { schema: infer T } } ? T : never;
 type FieldsOf<Meta> = Meta extends { fields: infer T extends ZodLike } ? T : ModelSchemaOf<Meta>;
-type InputOf<T> = T extends { _zod: { input: infer I } } ? I : {};
+type InputOf<T> = SchemaInput<T, {}>;
 /** Every column's input type: the model's schema with `fields` laid over it. */
 type ColumnsOf<Meta> = Omit<InputOf<ModelSchemaOf<Meta>>, keyof InputOf<FieldsOf<Meta>>> & InputOf<FieldsOf<Meta>>;
 type SerializedOf<Meta> = Meta extends { model: { serializerSchema: infer T extends ZodLike } }
@@ -383,10 +383,10 @@ type StreamMediaKey<C> = {
   [K in keyof C]: C[K] extends { itemSchema: unknown } ? K : never;
 }[keyof C];
 
-type Out<T> = T extends { _zod: { output: infer O } } ? O : unknown;
+type Out<T> = SchemaOutput<T, unknown>;
 
 /** Any zod schema, by the member every one has. */
-type ZodLike = { _zod: { output: unknown } };
+type ZodLike = OutputSchemaLike;
 
 type JsonMediaKey<C> = keyof C & `${string}json${string}`;
 

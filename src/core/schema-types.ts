@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { NotASchema, SchemaOutput, SchemaPart } from "../schema/types";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
@@ -68,12 +69,12 @@ export type EnvPredicate = (ctx: DocumentContext) => boolean;
 /** One media type of a request or response body (`Z`: the schema type, see {@link SchemaType}). */
 /**
  * A JSON Schema object written by hand (or a `{ $ref }`), where a zod schema could go: documented as
- * written and not validated, as chanfana does. Anything with zod's `_zod` member is a zod schema instead.
+ * written and not validated, as chanfana does. Anything a schema (`SchemaLike`) is a zod schema instead.
  */
-export type PlainSchemaObject = { readonly [keyword: string]: unknown; readonly _zod?: never };
+export type PlainSchemaObject = { readonly [keyword: string]: unknown } & NotASchema;
 
 /** The zod member of a schema slot's type (`Z | PlainSchemaObject`); the type itself when it has none. */
-export type ZodPart<T> = [Extract<T, { _zod: unknown }>] extends [never] ? T : Extract<T, { _zod: unknown }>;
+export type ZodPart<T> = SchemaPart<T>;
 
 export interface MediaTypeConfig<Z = z.ZodType> {
   /** A zod schema, or a plain JSON Schema object (documented as written, not validated). */
@@ -154,11 +155,10 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
   [extension: `x-${string}`]: unknown;
 }
 
-// Read off the schema's `_zod` member directly: cheaper for the editor than checking it against a zod class.
-type Output<T> = T extends { _zod: { output: infer O } } ? O : undefined;
+type Output<T> = SchemaOutput<T, undefined>;
 
 // A plain JSON Schema object validates nothing: the handler gets whatever was sent.
-type BodyOutput<T> = T extends { _zod: { output: infer O } } ? O : unknown;
+type BodyOutput<T> = SchemaOutput<T, unknown>;
 
 type RequestOf<S> = S extends { request?: infer R } ? NonNullable<R> : never;
 

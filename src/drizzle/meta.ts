@@ -158,7 +158,6 @@ function isGenerated(column: Column): boolean {
 function withLiteralDefault(member: z.ZodType, column: Column): z.ZodType {
   const value = column.default;
   if (!["string", "number", "boolean"].includes(typeof value)) return member;
-  const def = (member as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
-  const inner = def.type === "optional" ? def.innerType! : member;
+  const inner = member instanceof z.ZodOptional ? (member.unwrap() as z.ZodType) : member;
   return inner.default(value as never);
 }

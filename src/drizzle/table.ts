@@ -13,9 +13,8 @@ import {
 } from "drizzle-orm";
 import { toCamelCase, toSnakeCase } from "drizzle-orm/casing";
 import type { z } from "zod";
-import { mayBeNull } from "../core/zod-introspect";
 import type { FilterCondition, Model } from "../endpoints/types";
-import { type ColumnKind, columnKind, decodeValue, encodeValue } from "../sql/codec";
+import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "../sql/codec";
 import { containsPattern } from "../sql/dialect";
 import {
   DatabaseError,

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { mayBeNull } from "../core/zod-introspect";
 import { InputValidationException } from "../errors/exceptions";
+import { seam } from "../schema";
 import type { ResolvedMeta } from "./meta";
 import { bareField } from "./schema-helpers";
 import type { FilterCondition, ListCursor, OrderByDirection } from "./types";
@@ -15,7 +15,6 @@ export interface ListOrder {
 }
 
 const VERSION = 1;
-const NOT_ORDERABLE = new Set(["object", "array", "record", "tuple", "map", "set", "file"]);
 
 /** Checks one decoded key value against its field, as a filter value on that field is checked. */
 interface KeyField {
@@ -44,11 +43,11 @@ export class CursorCodec {
       const schema = meta.columns.shape[name] as z.ZodType | undefined;
       if (!schema) throw new Error(`Cursor pagination: "${name}" is not a field of the model`);
       const value = bareField(schema);
-      if (NOT_ORDERABLE.has(defType(value))) {
+      if (!seam.isOrderable(value)) {
         throw new Error(`Cursor pagination cannot order on "${name}": its values are not comparable scalars`);
       }
       const isKey = meta.model.primaryKeys.includes(name);
-      fields.set(name, { name, value, nullable: !isKey && mayBeNull(schema) });
+      fields.set(name, { name, value, nullable: !isKey && seam.mayBeNull(schema) });
     }
     this.#fields = fields;
     this.#primaryKeys = [...meta.model.primaryKeys];
@@ -208,8 +207,4 @@ function fromBase64Url(text: string): string {
   const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-}
-
-function defType(schema: z.ZodType): string {
-  return (schema as any)._zod.def.type;
 }

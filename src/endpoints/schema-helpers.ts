@@ -1,14 +1,11 @@
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../core/schema-types";
 import { InputValidationException, NotFoundException } from "../errors/exceptions";
+import { seam } from "../schema";
 
-const WRAPPERS = new Set(["optional", "default", "prefault", "nullable", "readonly"]);
-
-/** A model field without optional/default/nullable wrappers: what a filter on it accepts. */
+/** A model field without optional/default/nullable (and the other) wrappers: what a filter on it accepts. */
 export function bareField(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  while (WRAPPERS.has((current as any)._zod.def.type)) current = (current as any)._zod.def.innerType;
-  return current;
+  return seam.unwrap(schema, "wrappers");
 }
 
 /** The members of `fields` named in `keys`, in that order; a missing one is a configuration error. */
@@ -44,21 +41,7 @@ export function patchFields(fields: z.ZodObject): z.ZodObject {
 
 /** `schema` without `default`/`prefault` wrappers (also inside optional, nullable, readonly) or a `default` in its metadata. */
 export function withoutDefault(schema: z.ZodType): z.ZodType {
-  const def = (schema as any)._zod.def;
-  let stripped = schema;
-  if (def.type === "default" || def.type === "prefault") stripped = withoutDefault(def.innerType);
-  else if (WRAPPERS.has(def.type)) {
-    const inner = withoutDefault(def.innerType);
-    if (inner !== def.innerType) stripped = schema.clone({ ...def, innerType: inner });
-  }
-  const metadata = z.globalRegistry.get(schema);
-  if (stripped === schema && metadata?.default === undefined) return schema;
-  // A clone given a def has no parent, so it inherits no metadata; what is kept is set again, minus `default` and `id`.
-  const { default: _default, id: _id, ...kept } = (metadata ?? {}) as Record<string, unknown>;
-  const copy = stripped === schema ? schema.clone(def) : stripped;
-  if (Object.keys(kept).length === 0) return copy;
-  const { id: _innerId, ...inner } = (copy.meta() ?? {}) as Record<string, unknown>;
-  return copy.meta({ ...inner, ...kept });
+  return seam.withoutDefault(schema);
 }
 
 /** The `{ success: true, result }` envelope schema of a successful response. */

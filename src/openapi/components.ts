@@ -1,4 +1,4 @@
-import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "./schema-object";
+import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "../schema";
 
 /**
  * Gathers the named schemas one document uses. A component can look different as a request

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { streamFormatOf } from "../core/route/stream";
 import type {
   ContentObject,
@@ -9,11 +9,11 @@ import type {
 } from "../core/schema-types";
 import type { Authenticator } from "../core/security/auth";
 import { RouteSecurity } from "../core/security/security";
-import { fileConstraints, isZodSchema, objectShape } from "../core/zod-introspect";
 import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions";
+import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
-import { COMPONENT_REF_PREFIX, type SchemaIO, toOpenApiSchema } from "./json-schema";
+
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
@@ -181,7 +181,7 @@ function isolated(config: DocumentConfig, route: string, build: () => Json): Jso
 
 /** A Parameter Object as written, its plain schema spelled for the document's version; a `$ref` as is. */
 function adaptParameter(parameter: Json, version: OpenAPIVersion): Json {
-  if (typeof parameter.schema !== "object" || parameter.schema === null || isZodSchema(parameter.schema)) {
+  if (typeof parameter.schema !== "object" || parameter.schema === null || seam.isSchema(parameter.schema)) {
     return parameter;
   }
   return { ...parameter, schema: adaptPlainSchema(parameter.schema as Json, version) };
@@ -224,7 +224,11 @@ function withFrameworkResponses(
 function withVary(responses: Record<string, ResponseConfig> | undefined): Record<string, ResponseConfig> | undefined {
   const ok = responses?.["200"];
   // A zod headers object is the user's own description of every header; it is left as written.
-  if (!ok || isZodSchema(ok.headers) || (ok.headers && Object.keys(ok.headers).some((name) => /^vary$/i.test(name)))) {
+  if (
+    !ok ||
+    seam.isSchema(ok.headers) ||
+    (ok.headers && Object.keys(ok.headers).some((name) => /^vary$/i.test(name)))
+  ) {
     return responses;
   }
   const vary = {
@@ -242,7 +246,7 @@ function buildParameters(request: RequestSchema | undefined, ctx: BuildContext):
   if (!request) return parameters;
   for (const [part, location] of PARAMETER_LOCATIONS) {
     const partSchema = request[part] as z.ZodType | undefined;
-    const shape = partSchema ? objectShape(partSchema) : null;
+    const shape = partSchema ? seam.objectShape(partSchema) : null;
     if (!shape) continue;
     for (const [name, member] of Object.entries(shape)) {
       const parameter: Json = { name, in: location, required: location === "path" || !mayBeAbsent(member) };
@@ -258,10 +262,10 @@ function buildParameters(request: RequestSchema | undefined, ctx: BuildContext):
  * description/example/deprecated found in its metadata, lifted out of the schema onto the object.
  */
 function describeMember(member: z.ZodType, io: SchemaIO, ctx: BuildContext): Json {
-  const converted = ctx.collector.use(toOpenApiSchema(member, ctx.version, io), io);
+  const converted = ctx.collector.use(seam.toJsonSchema(member, ctx.version, io), io);
   const { description, deprecated, example, ...schema } = converted;
   // `.openapi({ param })` wins; name and location are fixed by the request part and key the router reads.
-  const { name: _name, in: _in, ...param } = parameterMetadata(member);
+  const { name: _name, in: _in, ...param } = seam.parameterMetadata(member);
   const described: Json = { description, deprecated, example, ...param, schema };
   for (const key of Object.keys(described)) if (described[key] === undefined) delete described[key];
   return described;
@@ -269,27 +273,14 @@ function describeMember(member: z.ZodType, io: SchemaIO, ctx: BuildContext): Jso
 
 /** A registered parameter component: name and location from its `param` metadata, then its schema. */
 function describeParameter(refId: string, schema: z.ZodType, ctx: BuildContext): Json {
-  const { name, in: location } = parameterMetadata(schema) as { name?: string; in?: string };
+  const { name, in: location } = seam.parameterMetadata(schema) as { name?: string; in?: string };
   if (typeof name !== "string" || !["path", "query", "header", "cookie"].includes(String(location))) {
     throw new Error(
       `registerParameter("${refId}"): give the schema its name and location with .openapi({ param: { name, in } })`,
     );
   }
-  const required = location === "path" || schema._zod.optin === undefined;
+  const required = location === "path" || !seam.acceptsUndefined(schema);
   return { name, in: location, required, ...describeMember(schema, "input", ctx) };
-}
-
-/** `param` metadata from a member and the schemas it wraps (outer wins), as `.openapi({ param })` sets it. */
-function parameterMetadata(member: z.ZodType): Json {
-  const layers: Json[] = [];
-  let current: z.ZodType | undefined = member;
-  for (let depth = 0; current && depth < 32; depth++) {
-    const param = z.globalRegistry.get(current)?.param;
-    if (typeof param === "object" && param !== null) layers.push(param as Json);
-    const def = current._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
-    current = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
-  }
-  return Object.assign({}, ...layers.reverse());
 }
 
 function buildRequestBody(body: RequestBodyConfig, ctx: BuildContext): Json {
@@ -298,7 +289,7 @@ function buildRequestBody(body: RequestBodyConfig, ctx: BuildContext): Json {
   requestBody.content = buildContent(body.content, "input", ctx, "request.body.content");
   const first = Object.values(body.content).find((media) => media !== undefined);
   // A plain JSON Schema body is required unless it says otherwise (the runtime refuses its absence).
-  requestBody.required = body.required ?? !(first && isZodSchema(first.schema) && mayBeAbsent(first.schema));
+  requestBody.required = body.required ?? !(first && seam.isSchema(first.schema) && mayBeAbsent(first.schema));
   return requestBody;
 }
 
@@ -318,7 +309,7 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, w
     else if (media.schema !== undefined) entry.schema = describeAt(media.schema, io, ctx, `${at}.schema`);
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
-    const files = isMultipart(mediaType) && isZodSchema(media.schema) ? fileEncodings(media.schema) : {};
+    const files = isMultipart(mediaType) && seam.isSchema(media.schema) ? fileEncodings(media.schema) : {};
     const encoding = { ...files, ...media.encoding };
     if (Object.keys(encoding).length > 0) entry.encoding = encoding;
     result[mediaType] = entry;
@@ -351,8 +342,8 @@ function describeAt(schema: unknown, io: SchemaIO, ctx: BuildContext, where: str
 
 /** A media type's schema in the document: a zod schema converted, a plain JSON Schema object as written. */
 function describeSchema(schema: unknown, io: SchemaIO, ctx: BuildContext): Json {
-  if (!isZodSchema(schema)) return adaptPlainSchema(schema as Json, ctx.version);
-  return ctx.collector.use(toOpenApiSchema(schema, ctx.version, io), io);
+  if (!seam.isSchema(schema)) return adaptPlainSchema(schema as Json, ctx.version);
+  return ctx.collector.use(seam.toJsonSchema(schema, ctx.version, io), io);
 }
 
 function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
@@ -380,11 +371,11 @@ function buildResponse(config: ResponseConfig, ctx: BuildContext, where: string)
 
 /** A zod object becomes one Header Object per member; plain Header Objects pass through. */
 function buildResponseHeaders(headers: z.ZodType | Record<string, unknown>, ctx: BuildContext): Json {
-  if (!isZodSchema(headers)) return { ...headers };
+  if (!seam.isSchema(headers)) return { ...headers };
   const result: Json = {};
-  for (const [name, member] of Object.entries(objectShape(headers) ?? {})) {
+  for (const [name, member] of Object.entries(seam.objectShape(headers) ?? {})) {
     // A response header is present unless its output may be undefined.
-    const required = member._zod.optout !== "optional";
+    const required = !seam.mayOutputUndefined(member);
     result[name] = { required, ...describeMember(member, "output", ctx) };
   }
   return result;
@@ -397,8 +388,8 @@ function isMultipart(mediaType: string): boolean {
 /** The accepted media types of each file member of a multipart body, as its part's `contentType`. */
 function fileEncodings(schema: z.ZodType): Record<string, Json> {
   const encoding: Record<string, Json> = {};
-  for (const [name, member] of Object.entries(objectShape(schema) ?? {})) {
-    const types = fileConstraints(member)?.types;
+  for (const [name, member] of Object.entries(seam.objectShape(schema) ?? {})) {
+    const types = seam.fileConstraints(member)?.types;
     if (types && types.length > 0) encoding[name] = { contentType: types.join(", ") };
   }
   return encoding;
@@ -406,7 +397,7 @@ function fileEncodings(schema: z.ZodType): Record<string, Json> {
 
 /** Whether a member may be left out: optional, or filled in by a default. */
 function mayBeAbsent(schema: z.ZodType): boolean {
-  return schema._zod.optin !== undefined;
+  return seam.acceptsUndefined(schema);
 }
 
 function copyDefined(from: object, to: Json, keys: string[]): void {

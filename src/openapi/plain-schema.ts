@@ -1,6 +1,6 @@
 // Plain JSON Schema objects written into a route's schema (design-first style, as chanfana passes them
 // through): copied into the document as written, rewritten only where OpenAPI 3.0 and 3.1 disagree.
-import type { SchemaObject } from "./schema-object";
+import type { SchemaObject } from "../schema";
 import type { OpenAPIVersion } from "./types";
 
 /** Keywords whose value is one schema. */

@@ -1,4 +1,4 @@
-import type { SchemaObject } from "./schema-object";
+import type { SchemaObject } from "../schema";
 
 /** Component name of the RFC 9457 problem schema in documents that use problem details. */
 export const PROBLEM_COMPONENT = "ProblemDetails";

@@ -1,30 +1,12 @@
 import type { z } from "zod";
+import { type ColumnKind, seam } from "../schema";
 
 /**
- * What a model field holds once stored, read from its zod schema once per table. Engines return
- * the same value in different shapes (0/1, "12.50", 12n, a Date, JSON text); the kind says what
- * to turn it back into so every engine yields identical rows.
+ * What a model field holds once stored, read from its zod schema once per table (through the schema
+ * seam). Engines return the same value in different shapes (0/1, "12.50", 12n, a Date, JSON text); the
+ * kind says what to turn it back into so every engine yields identical rows.
  */
-export type ColumnKind = "boolean" | "number" | "bigint" | "date" | "string" | "json" | "unknown";
-
-type Def = { type: string; [key: string]: any };
-
-// Wrappers whose output has the inner schema's type.
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
-const JSON_TYPES = new Set(["object", "array", "record", "tuple"]);
-const STRING_TYPES = new Set(["string", "template_literal"]);
-
-function defOf(schema: z.ZodType): Def {
-  // zod v4 keeps the definition on `_zod.def`; reading it avoids importing zod's classes.
-  return (schema as any)._zod.def as Def;
-}
-
-function kindOfValues(values: unknown[]): ColumnKind {
-  const types = new Set(values.filter((value) => value !== null).map((value) => typeof value));
-  if (types.size !== 1) return "unknown";
-  const [type] = types;
-  return type === "boolean" || type === "number" || type === "bigint" || type === "string" ? type : "unknown";
-}
+export type { ColumnKind } from "../schema";
 
 /**
  * The stored kind of a field schema (its output side: the value that was validated and written).
@@ -33,29 +15,18 @@ function kindOfValues(values: unknown[]): ColumnKind {
  * columnKind(z.boolean().default(true)) // "boolean"
  */
 export function columnKind(schema: z.ZodType): ColumnKind {
-  let def = defOf(schema);
-  for (let depth = 0; depth < 32; depth++) {
-    if (WRAPPERS.has(def.type)) def = defOf(def.innerType);
-    else if (def.type === "lazy") def = defOf(def.getter());
-    else if (def.type === "pipe") def = defOf(def.out);
-    else break;
-  }
-  if (def.type === "number" || def.type === "int") return "number";
-  if (def.type === "boolean" || def.type === "bigint" || def.type === "date") return def.type;
-  if (STRING_TYPES.has(def.type)) return "string";
-  if (JSON_TYPES.has(def.type)) return "json";
-  if (def.type === "literal") return kindOfValues(def.values as unknown[]);
-  if (def.type === "enum") return kindOfValues(Object.values(def.entries as Record<string, unknown>));
-  if (def.type === "union") {
-    // A union decodes only when its non-null members agree on one kind.
-    const kinds = new Set(
-      (def.options as z.ZodType[])
-        .filter((option) => defOf(option).type !== "null")
-        .map((option) => columnKind(option)),
-    );
-    return kinds.size === 1 ? [...kinds][0] : "unknown";
-  }
-  return "unknown";
+  return seam.columnKind(schema);
+}
+
+/**
+ * Whether a stored field may hold NULL: nullable or optional at some wrapper level, or of no fixed type
+ * (what keyset pages and cursors treat as a nullable order column).
+ *
+ * @example
+ * mayBeNull(z.string().nullable()) // true
+ */
+export function mayBeNull(schema: z.ZodType): boolean {
+  return seam.mayBeNull(schema);
 }
 
 function isPlainJson(value: unknown): boolean {

@@ -1,7 +1,6 @@
 import type { z } from "zod";
-import { mayBeNull } from "../core/zod-introspect";
 import type { FilterCondition, Model } from "../endpoints/types";
-import { type ColumnKind, columnKind, decodeValue, encodeValue } from "./codec";
+import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "./codec";
 import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";

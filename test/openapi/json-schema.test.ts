@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { extendZodWithOpenApi } from "../../src/openapi/extend-zod";
-import { toOpenApiSchema, useSchemaConverter } from "../../src/openapi/json-schema";
+import { toOpenApiSchema, useSchemaConverter } from "../../src/schema/zod/json-schema";
 
 extendZodWithOpenApi(z);
 

@@ -1,15 +1,7 @@
 import { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
+import { type FileConstraints, type ScalarKind, seam } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
-import {
-  acceptsUndefined,
-  type FileConstraints,
-  fieldKind,
-  fileConstraints,
-  isZodSchema,
-  objectShape,
-  type ScalarKind,
-} from "../zod-introspect";
 import { declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
 import type { IncomingRequest } from "./incoming";
 import { readMultipart } from "./multipart";
@@ -85,18 +77,22 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
     const essence = essenceOf(mediaType);
     const kind = kindOf(essence);
     // A plain JSON Schema object is documented as written and lets any value through, as in chanfana.
-    const schema = isZodSchema(config.schema) ? config.schema : ANY_VALUE;
+    const schema = seam.isSchema(config.schema) ? config.schema : ANY_VALUE;
     const plain = schema === ANY_VALUE;
-    const shape = kind === "form" || kind === "multipart" ? objectShape(schema) : null;
+    const shape = kind === "form" || kind === "multipart" ? seam.objectShape(schema) : null;
     const fields = shape
-      ? Object.entries(shape).map(([key, member]) => ({ key, ...fieldKind(member), file: fileConstraints(member) }))
+      ? Object.entries(shape).map(([key, member]) => ({
+          key,
+          ...seam.fieldKind(member),
+          file: seam.fileConstraints(member),
+        }))
       : null;
     media.push({
       kind,
       mediaType,
       essence,
       schema,
-      required: body.required ?? (plain || !acceptsUndefined(schema)),
+      required: body.required ?? (plain || !seam.acceptsUndefined(schema)),
       fields,
       fieldsByName: new Map(fields?.map((field) => [field.key, field])),
       known: new Set(fields?.map((field) => field.key) ?? []),

@@ -1,5 +1,5 @@
+import { type FieldKind, type ScalarKind, seam } from "../../schema";
 import type { RouteParameter } from "../schema-types";
-import { type FieldKind, fieldKind, objectShape, type ScalarKind } from "../zod-introspect";
 
 // Decimal only, whole: hex, octal, binary, "Infinity" and "12abc" stay strings and fail validation.
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -75,13 +75,13 @@ export function coerceInputs(data: InputEntries, schema?: RouteParameter): Recor
     else grouped.set(key, [value]);
   }
   if (grouped.size === 0) return null;
-  const shape = schema ? objectShape(schema) : null;
+  const shape = schema ? seam.objectShape(schema) : null;
   const result: Record<string, unknown> = {};
   for (const [key, values] of grouped) {
     // A schema that is not an object judges every key itself, as chanfana's does.
     const field = shape ? shape[key] : schema;
     const value = values.length === 1 ? values[0] : values;
-    result[key] = field ? coerceField(value, fieldKind(field)) : value;
+    result[key] = field ? coerceField(value, seam.fieldKind(field)) : value;
   }
   return result;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { seam } from "../../schema";
+import type { SchemaLike } from "../../schema/types";
 import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
-import { isZodSchema } from "../zod-introspect";
 
 /**
  * Declares a JSON body or response: `{ content: { "application/json": { schema } } }`.
@@ -10,10 +11,10 @@ import { isZodSchema } from "../zod-introspect";
  * responses: { "200": { description: "The task", ...contentJson(Task) } }
  */
 export function contentJson<T>(schema: T): {
-  // Tested by the `_zod` member every zod schema has: checking against the z.ZodType class is costly in the editor.
-  content: { "application/json": MediaTypeConfig<T extends { _zod: unknown } ? T : z.ZodType> };
+  // Tested structurally (SchemaLike): checking against the z.ZodType class is costly in the editor.
+  content: { "application/json": MediaTypeConfig<T extends SchemaLike ? T : z.ZodType> };
 } {
-  const resolved = isZodSchema(schema) ? schema : legacyValueToSchema(schema);
+  const resolved = seam.isSchema(schema) ? schema : legacyValueToSchema(schema);
   return { content: { "application/json": { schema: resolved as any } } };
 }
 
@@ -45,7 +46,7 @@ export function contentMultipart<T extends z.core.$ZodType>(
 
 /** Builds a schema from an example value, as chanfana 3's `contentJson` accepted plain objects. */
 function legacyValueToSchema(value: unknown): z.ZodType {
-  if (isZodSchema(value)) return value;
+  if (seam.isSchema(value)) return value;
   if (Array.isArray(value)) return z.array(value.length > 0 ? legacyValueToSchema(value[0]) : z.unknown());
   if (value === null) return z.null();
   switch (typeof value) {

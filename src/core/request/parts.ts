@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type ApiException, InputValidationException } from "../../errors/exceptions";
-import { fieldKind, objectShape, type ScalarKind } from "../zod-introspect";
+import { type ScalarKind, seam } from "../../schema";
 import type { FormValues, MediaPlan } from "./body-plan";
 import { coerceScalar } from "./coerce";
 import { parseCookies } from "./cookies";
@@ -27,8 +27,8 @@ export interface PartPlan {
 
 /** Compiles one part; only the query string is closed: headers and cookies always carry more than an API declares. */
 export function compilePart(name: ParameterPart, schema: z.ZodType, raiseUnknownParameters: boolean): PartPlan {
-  const shape = objectShape(schema);
-  const fields = shape ? Object.entries(shape).map(([key, member]) => ({ key, ...fieldKind(member) })) : null;
+  const shape = seam.objectShape(schema);
+  const fields = shape ? Object.entries(shape).map(([key, member]) => ({ key, ...seam.fieldKind(member) })) : null;
   return {
     name,
     schema,

@@ -1,3 +1,4 @@
+import { seam } from "../../schema";
 import type { UnvalidatedData } from "../schema-types";
 import { type OpenAPIRoute, SERVED, type ServedEndpoint } from "./open-api-route";
 
@@ -87,7 +88,7 @@ export function requestStateFactory(
 }
 
 function copierOf(value: unknown): ((value: any) => unknown) | null {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value) || "_zod" in value) return null;
+  if (typeof value !== "object" || value === null || Object.isFrozen(value) || seam.isSchema(value)) return null;
   if (Array.isArray(value)) return (array: unknown[]) => array.slice();
   if (value instanceof Map) return (map: Map<unknown, unknown>) => new Map(map);
   if (value instanceof Set) return (set: Set<unknown>) => new Set(set);

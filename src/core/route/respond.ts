@@ -8,9 +8,9 @@ import {
   toApiException,
 } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
+import { seam } from "../../schema";
 import { essenceOf, isJsonEssence } from "../request/body-plan";
 import type { OpenAPIRouteSchema } from "../schema-types";
-import { isZodSchema } from "../zod-introspect";
 import { toJsonText } from "./json-text";
 import { negotiate, type Offer, type Serializer } from "./negotiate";
 import { isAsyncIterable, type StreamOffer, streamOffersOf, streamResponse } from "./stream";
@@ -41,16 +41,16 @@ export class ResponsePlan {
     private readonly failing: StreamFailureOptions = DEFAULT_FAILING,
   ) {
     this.validates = validateResponse;
-    const schemas = new Map<string, z.ZodType>();
+    const bodies = new Map<string, z.ZodType>();
     for (const [status, response] of Object.entries(schema.responses ?? {})) {
       const content = response?.content ?? {};
       // The JSON one when there is one, else the first zod schema of another media type.
       const body = [content["application/json"]?.schema, ...Object.values(content).map((media) => media?.schema)].find(
-        isZodSchema,
+        seam.isSchema,
       );
-      if (body) schemas.set(status, body);
+      if (body) bodies.set(status, body);
     }
-    this.schemas = schemas;
+    this.schemas = bodies;
     this.streams = streamOffersOf(schema.responses?.["200"]?.content);
     const ok = schema.responses?.["200"]?.content;
     this.offers = offersOf(

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
+import { seam } from "../../schema";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -249,7 +250,7 @@ function parseInto(
     result = schema.safeParse(raw);
   } catch (err) {
     // zod refuses async refinements in a sync parse; remember and go async for this schema from now on.
-    if ((err as Error)?.constructor?.name !== "$ZodAsyncError") throw err;
+    if (!seam.isAsyncParseError(err)) throw err;
     asyncSchemas.add(schema);
     return parseAsyncInto(schema, name, raw, validated, errors);
   }

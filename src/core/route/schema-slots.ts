@@ -1,5 +1,5 @@
+import { seam } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
-import { isZodSchema } from "../zod-introspect";
 
 const PARAMETER_PARTS = ["params", "query", "headers", "cookies"] as const;
 
@@ -17,7 +17,7 @@ export function checkSchemaSlots(schema: OpenAPIRouteSchema): void {
   const request = schema.request ?? {};
   for (const part of PARAMETER_PARTS) {
     const value: unknown = request[part];
-    if (value !== undefined && !isZodSchema(value)) {
+    if (value !== undefined && !seam.isSchema(value)) {
       throw new Error(
         `request.${part} is ${describe(value)}: request parts are read through a zod object schema; ` +
           "document a plain JSON Schema parameter in the schema's `parameters` instead",
@@ -53,7 +53,7 @@ function checkContent(content: unknown, where: string): void {
     }
     for (const key of ["schema", "itemSchema"] as const) {
       const value: unknown = (media as Record<string, unknown>)[key];
-      if (value === undefined || isZodSchema(value) || isSchemaObject(value)) continue;
+      if (value === undefined || seam.isSchema(value) || isSchemaObject(value)) continue;
       throw new Error(`${at}.${key} is ${describe(value)}: give a zod schema or a JSON Schema object`);
     }
   }

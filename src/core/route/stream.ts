@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { ResponseValidationException } from "../../errors/exceptions";
+import { seam } from "../../schema";
 import { essenceOf } from "../request/body-plan";
 import type { ContentObject } from "../schema-types";
-import { isZodSchema } from "../zod-introspect";
 import { toJsonText } from "./json-text";
 import type { MediaOffer } from "./negotiate";
 
@@ -41,7 +41,7 @@ export function streamOffersOf(content: ContentObject | undefined): StreamOffer[
     const format = streamFormatOf(mediaType);
     if (!format || !media) continue;
     const item = "itemSchema" in media ? media.itemSchema : undefined;
-    offers.push({ mediaType, essence: essenceOf(mediaType), format, itemSchema: isZodSchema(item) ? item : null });
+    offers.push({ mediaType, essence: essenceOf(mediaType), format, itemSchema: seam.isSchema(item) ? item : null });
   }
   return offers;
 }

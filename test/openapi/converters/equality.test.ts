@@ -21,7 +21,7 @@ vi.mock("../../../src/openapi/document", async (importOriginal) => {
   return { ...actual, buildDocument };
 });
 
-const { useSchemaConverter } = await import("../../../src/openapi/json-schema");
+const { useSchemaConverter } = await import("../../../src/schema/zod/json-schema");
 afterAll(() => useSchemaConverter("direct"));
 
 /** The router exports of a module, each asked for its document. */

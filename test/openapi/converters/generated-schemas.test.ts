@@ -3,8 +3,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { extendZodWithOpenApi } from "../../../src/openapi/extend-zod";
-import { type SchemaIO, toOpenApiSchema, useSchemaConverter } from "../../../src/openapi/json-schema";
 import type { OpenAPIVersion } from "../../../src/openapi/types";
+import type { SchemaIO } from "../../../src/schema";
+import { toOpenApiSchema, useSchemaConverter } from "../../../src/schema/zod/json-schema";
 
 extendZodWithOpenApi(z);
 afterEach(() => useSchemaConverter("direct"));

@@ -5,7 +5,7 @@ import { vi } from "vitest";
 
 vi.mock("../../../src/openapi/document", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../../src/openapi/document")>();
-  const { useSchemaConverter } = await import("../../../src/openapi/json-schema");
+  const { useSchemaConverter } = await import("../../../src/schema/zod/json-schema");
   const { recordSweep } = await import("./sweep-record");
   const buildDocument: typeof original.buildDocument = (routes, config) => {
     for (const openapiVersion of ["3", "3.1"] as const) {

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import type * as core from "zod/v4/core";
-import { fileConstraints } from "../core/zod-introspect";
+import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "../schema-object";
+import type { SchemaTarget } from "../seam";
 import { convertDirect, type DirectOptions, NeedsZod, type ZodConverted } from "./direct-json-schema";
-import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "./schema-object";
-import type { OpenAPIVersion } from "./types";
-
-export { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "./schema-object";
+import { defOf, fileConstraints } from "./introspect";
 
 const cache = new WeakMap<z.ZodType, Map<string, ConvertedSchema>>();
 
@@ -31,7 +29,7 @@ export function useSchemaConverter(which: SchemaConverter): void {
  * const { schema } = toOpenApiSchema(z.email().optional(), "3.1", "input");
  * // schema: { type: "string", format: "email", pattern: "..." }
  */
-export function toOpenApiSchema(schema: z.ZodType, documentVersion: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+export function toOpenApiSchema(schema: z.ZodType, documentVersion: SchemaTarget, io: SchemaIO): ConvertedSchema {
   // 3.2 writes schemas as 3.1 does (JSON Schema 2020-12): one conversion serves both.
   const version = documentVersion === "3.2" ? "3.1" : documentVersion;
   let byKey = cache.get(schema);
@@ -50,7 +48,7 @@ export function toOpenApiSchema(schema: z.ZodType, documentVersion: OpenAPIVersi
   return converted;
 }
 
-function convert(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ConvertedSchema {
+function convert(schema: z.ZodType, version: SchemaTarget, io: SchemaIO): ConvertedSchema {
   try {
     return convertDirect(schema, directOptions(version, io));
   } catch (err) {
@@ -65,7 +63,7 @@ function withoutFlag({ schema, components }: ZodConverted): ConvertedSchema {
 
 const directOptionsCache = new Map<string, DirectOptions>();
 
-function directOptions(version: OpenAPIVersion, io: SchemaIO): DirectOptions {
+function directOptions(version: SchemaTarget, io: SchemaIO): DirectOptions {
   const key = `${version}:${io}`;
   let options = directOptionsCache.get(key);
   if (!options) {
@@ -82,7 +80,7 @@ function directOptions(version: OpenAPIVersion, io: SchemaIO): DirectOptions {
   return options;
 }
 
-function convertWithZod(schema: z.ZodType, version: OpenAPIVersion, io: SchemaIO): ZodConverted {
+function convertWithZod(schema: z.ZodType, version: SchemaTarget, io: SchemaIO): ZodConverted {
   const openapi30 = version === "3";
   const raw = z.toJSONSchema(schema, {
     target: openapi30 ? "openapi-3.0" : "draft-2020-12",
@@ -126,7 +124,7 @@ const CHECK_FORMATS = new Set(["starts_with", "ends_with", "includes", "lowercas
 
 /** Per-node fixes zod's output needs to be a good OpenAPI schema; runs after zod built the node. */
 function adjust(zodSchema: core.$ZodType, json: SchemaObject, openapi30: boolean, io: SchemaIO): void {
-  const def = zodSchema._zod.def as { type: string; catchall?: unknown };
+  const def = defOf(zodSchema);
   // A default fills in what a request leaves out; an answer always carries the value, so it says nothing there.
   if (io === "output" && (def.type === "default" || def.type === "prefault")) delete json.default;
   if (def.type === "date") {

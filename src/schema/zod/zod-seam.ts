@@ -1,0 +1,37 @@
+import type { z } from "zod";
+import type { SchemaSeam } from "../seam";
+import {
+  acceptsUndefined,
+  columnKind,
+  fieldKind,
+  fileConstraints,
+  isAsyncParseError,
+  isOrderable,
+  isSchema,
+  mayBeNull,
+  mayOutputUndefined,
+  objectShape,
+  parameterMetadata,
+  unwrap,
+  withoutDefault,
+} from "./introspect";
+import { toOpenApiSchema } from "./json-schema";
+
+/** The schema seam for zod v4 (4.1 and later). */
+export const zodSeam: SchemaSeam<z.ZodType> = {
+  name: "zod",
+  isSchema,
+  unwrap,
+  objectShape,
+  acceptsUndefined,
+  mayOutputUndefined,
+  mayBeNull,
+  fieldKind,
+  fileConstraints,
+  columnKind,
+  isOrderable,
+  parameterMetadata,
+  withoutDefault,
+  toJsonSchema: toOpenApiSchema,
+  isAsyncParseError,
+};
