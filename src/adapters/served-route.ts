@@ -6,18 +6,18 @@ import {
   type PreparedEndpoint,
   prepareEndpoint,
 } from "../core/route/compile";
+import type { EndpointHost } from "../core/route/host";
 import type { OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
 import { linkServed } from "../core/route/open-api-route";
 import type { RouterLayer } from "../core/route/route-plan";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
 
-/** What a route needs of the router it is registered on (the router core). */
-export interface RouteHost {
+/** What a route needs of the router it is registered on (the router core); its endpoint sees it as an `EndpointHost`. */
+export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlParams" | "getBindings"> {
   readonly options: ResolvedRouterOptions;
   /** The router's `hidden` option as predicates. */
   readonly hiddenPredicates: readonly EnvPredicate[];
-  getRequest(args: unknown[]): Request;
   incomingFor(request: Request, args: unknown[]): IncomingRequest;
   serve(served: ServedRoute, args: unknown[]): Response | Promise<Response>;
 }

@@ -58,7 +58,7 @@ type SqlBackedClass = abstract new (...args: any[]) => SqlBackedMembers;
 
 /** The router's bindings (Workers `env`) for a request's handler arguments. */
 export function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
-  return (endpoint.params?.router?.getBindings?.(args) as Record<string, any> | undefined) ?? {};
+  return endpoint.params?.router?.getBindings(args) ?? {};
 }
 
 /** `driver`, with each statement sent to `logger.debug` first (as chanfana's D1 endpoints log their SQL). */
