@@ -6,9 +6,11 @@ import {
   type PreparedEndpoint,
   prepareEndpoint,
 } from "../core/route/compile";
+import type { FailureAs } from "../core/route/failure";
 import type { EndpointHost } from "../core/route/host";
 import type { OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
 import { linkServed } from "../core/route/open-api-route";
+import { runEndpoint } from "../core/route/pipeline";
 import type { RouterLayer } from "../core/route/route-plan";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
@@ -18,8 +20,11 @@ export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlPara
   readonly options: ResolvedRouterOptions;
   /** The router's `hidden` option as predicates. */
   readonly hiddenPredicates: readonly EnvPredicate[];
+  /** What the router's error hook is thrown for a failure (see `FailureAs`); unset: the rendered response answers. */
+  readonly failureAs: FailureAs | undefined;
+  /** A call's request, as the core reads it. */
+  incomingOf(args: unknown[]): IncomingRequest;
   incomingFor(request: Request, args: unknown[]): IncomingRequest;
-  serve(served: ServedRoute, args: unknown[]): Response | Promise<Response>;
 }
 
 /**
@@ -78,7 +83,8 @@ export class RouteDefinition {
   }
 
   private compileAs(prepared: PreparedEndpoint): CompiledRoute {
-    const compiled = compileRoute(prepared, { ...this.router.options, method: this.method, label: this.label });
+    const { options, failureAs } = this.router;
+    const compiled = compileRoute(prepared, { ...options, failureAs, method: this.method, label: this.label });
     linkServed(prepared.endpoint, this.served);
     return compiled;
   }
@@ -152,8 +158,10 @@ export class ServedRoute implements ServedEndpoint {
     return this.definition.router.getRequest(args);
   }
 
+  /** Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
   serve(args: unknown[]): Response | Promise<Response> {
-    return this.definition.router.serve(this, args);
+    // The first request of a route compiles it; a route that cannot compile throws to the router.
+    return runEndpoint(this.route(), this, this.definition.router.incomingOf(args));
   }
 
   async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {

@@ -1,8 +1,8 @@
 import type { Context, ErrorHandler, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRoute, Schema } from "hono/types";
 import type { Mounted, WithRoute } from "../../client/route-types";
+import type { Failure } from "../../core/route/failure";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
-import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
@@ -101,6 +101,12 @@ const loadHttpException = () => {
   return httpExceptionModule;
 };
 
+/** A rendered failure as Hono's `onError` takes it: an HTTPException answering with the rendered response. */
+async function httpExceptionOf(failure: Failure): Promise<unknown> {
+  const { HTTPException } = await loadHttpException();
+  return new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
+}
+
 /** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */
 export class HonoRouter extends RouterCore {
   /** Whether `base` is settled: the app's own `basePath()` is read from the first route registered on it. */
@@ -135,10 +141,7 @@ export class HonoRouter extends RouterCore {
   }
 
   /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */
-  protected async deliverFailure(failure: Failure): Promise<Response> {
-    const { HTTPException } = await loadHttpException();
-    throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
-  }
+  override readonly failureAs = httpExceptionOf;
 
   /**
    * Settles `base` from the route just registered on `app` (under `prefix`), before any route is prepared:

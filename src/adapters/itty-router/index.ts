@@ -1,7 +1,6 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
 import { requestOf } from "../../core/request/request-like";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
-import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
@@ -100,11 +99,6 @@ export class IttyRouter extends RouterCore {
 
   incomingOf(args: unknown[]): IttyIncoming {
     return new IttyIncoming(this, args);
-  }
-
-  /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */
-  protected deliverFailure(failure: Failure): Response {
-    return failure.response;
   }
 
   /**

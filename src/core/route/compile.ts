@@ -1,5 +1,6 @@
 import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
+import type { FailureAs } from "./failure";
 import type { Serializer } from "./negotiate";
 import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
@@ -21,6 +22,8 @@ export interface CompileOptions extends PlanOptions {
   /** Writers of the media types other than JSON a response may offer, by lower-case `type/subtype`. */
   serializers: Readonly<Record<string, Serializer>>;
   passthroughErrors: boolean;
+  /** What the router's error hook is thrown for a failure; unset: the rendered response answers. */
+  failureAs: FailureAs | undefined;
   method: string;
   label: string;
 }
@@ -40,6 +43,7 @@ export interface CompiledRoute {
   readonly handlerZodErrors: HandlerZodErrors;
   /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
   readonly passthroughErrors: boolean;
+  readonly failureAs: FailureAs | undefined;
   /** The route's name in logs and errors: `GET /tasks/:id (GetTask)`. */
   readonly label: string;
 }
@@ -66,6 +70,7 @@ export function compileRoute({ endpoint, constructed }: PreparedEndpoint, option
     errorFormat: options.errorFormat,
     handlerZodErrors: options.handlerZodErrors,
     passthroughErrors: options.passthroughErrors,
+    failureAs: options.failureAs,
     label: options.label,
   });
 }
