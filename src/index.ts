@@ -18,7 +18,7 @@ export type {
   RouterOptions,
 } from "./adapters/options";
 export { validateBasePath } from "./adapters/options";
-export type { RouteEntry } from "./adapters/served-route";
+export type { ServedRoute as RouteEntry } from "./adapters/served-route";
 export {
   Arr,
   Bool,

@@ -7,7 +7,7 @@ import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { derivable, docsRoute, Mount, type RouterHandler } from "./mount";
 import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
 import { messageOf, registryOf, ServedDocument } from "./served-document";
-import { RouteDefinition, RouteEntry, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
+import { RouteDefinition, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
 
 /** Methods that register a documented operation. */
 export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
@@ -21,7 +21,7 @@ export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delet
 export abstract class RouterCore implements RouteHost {
   readonly options: ResolvedRouterOptions;
   /** Documented routes, nested routers' included, in registration order. */
-  readonly routes: RouteEntry[] = [];
+  readonly routes: ServedRoute[] = [];
   /** The router's `hidden` option as predicates, which routes it serves (and mounts of it) inherit. */
   readonly hiddenPredicates: readonly EnvPredicate[];
   readonly document: ServedDocument;
@@ -72,7 +72,7 @@ export abstract class RouterCore implements RouteHost {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const definition = new RouteDefinition(this, handler as OpenAPIRouteClass, method, path, documented);
       this.unchecked.push(definition);
-      this.addServed(definition.served, path);
+      this.addServed(definition.served);
       return this.handlerFor(definition.served);
     });
   }
@@ -82,11 +82,11 @@ export abstract class RouterCore implements RouteHost {
     for (const definition of this.unchecked.splice(0)) definition.checkRegistration();
   }
 
-  /** Adds a route this router serves at `path` (relative to its base): its own, or one derived for a mount. */
-  addServed(served: ServedRoute, path: string): void {
+  /** Adds a route this router serves: its own, or one derived for a mount. */
+  addServed(served: ServedRoute): void {
     this.served.push(served);
     if (!served.definition.documented) return;
-    this.routes.push(new RouteEntry(path, served));
+    this.routes.push(served);
     this.document.invalidate();
   }
 

@@ -11,7 +11,7 @@ import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, isDerivable, joinPaths, Mount, type RouterHandler } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
-import type { RouteEntry } from "../served-route";
+import type { ServedRoute } from "../served-route";
 import { hiddenFrameworkHandler, ownErrorHandler } from "./hono-internals";
 import { HonoIncoming } from "./incoming";
 
@@ -81,7 +81,7 @@ export type HonoOpenAPIRouterType<
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
   /** Documented routes, in registration order. */
-  readonly routeTable: readonly RouteEntry[];
+  readonly routeTable: readonly ServedRoute[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
   compile(): HonoOpenAPIRouterType<E, S, BasePath, F>;
   readonly isSpecroute: true;

@@ -9,7 +9,7 @@ import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripBase } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
-import type { RouteEntry } from "../served-route";
+import type { ServedRoute } from "../served-route";
 import { IttyIncoming } from "./incoming";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
@@ -58,7 +58,7 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   registry: OpenAPIRegistryMerger;
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
-  readonly routeTable: readonly RouteEntry[];
+  readonly routeTable: readonly ServedRoute[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
   compile(): IttyOpenAPIRouterType<R, S, F>;
   readonly isSpecroute: true;

@@ -8,11 +8,9 @@ import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";
 
-/** A route's endpoint, constructed and prepared: its single instance, and its class fields as constructed. */
-export interface PreparedEndpoint {
-  readonly endpoint: OpenAPIRoute;
-  readonly constructed: ReadonlyMap<string, unknown>;
-}
+// Each prepared endpoint's class fields as constructed, before `prepareRoute()`: what compiling it
+// tells apart from the state `prepareRoute()` put in place (see `perRequestFields`).
+const constructedFields = new WeakMap<OpenAPIRoute, ReadonlyMap<string, unknown>>();
 
 /** What a route is compiled with besides its endpoint: the router's options, and a name for logs. */
 export interface CompileOptions extends PlanOptions {
@@ -48,16 +46,17 @@ export interface CompiledRoute {
   readonly label: string;
 }
 
-/** Constructs the endpoint class for a route and runs its `prepareRoute()`. */
-export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: RouteOptions): PreparedEndpoint {
+/** Constructs the endpoint class for a route and runs its `prepareRoute()`: the route's single instance. */
+export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: RouteOptions): OpenAPIRoute {
   const endpoint = new EndpointClass(routeOptions);
-  const constructed = fieldSnapshot(endpoint);
+  constructedFields.set(endpoint, fieldSnapshot(endpoint));
   endpoint.prepareRoute();
-  return { endpoint, constructed };
+  return endpoint;
 }
 
 /** Compiles a prepared endpoint's schema into the plans its requests run on. */
-export function compileRoute({ endpoint, constructed }: PreparedEndpoint, options: CompileOptions): CompiledRoute {
+export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): CompiledRoute {
+  const constructed = constructedFields.get(endpoint) ?? fieldSnapshot(endpoint);
   const schema = endpoint.getSchema();
   checkSchemaSlots(schema);
   return Object.freeze({
