@@ -18,8 +18,7 @@ export type {
   RouterOptions,
 } from "./adapters/options";
 export { validateBasePath } from "./adapters/options";
-export { RouterCore as OpenAPIHandler } from "./adapters/router-core";
-export type { RouteEntry } from "./adapters/served-route";
+export type { ServedRoute as RouteEntry } from "./adapters/served-route";
 export {
   Arr,
   Bool,
@@ -44,7 +43,12 @@ export {
   Str,
   Uuid,
 } from "./chanfana/legacy-parameters";
-export type { HttpMethod, IttyRouterOpenAPIRouterType, OpenAPIRouterType } from "./chanfana/router-types";
+export {
+  type HttpMethod,
+  type IttyRouterOpenAPIRouterType,
+  OpenAPIHandler,
+  type OpenAPIRouterType,
+} from "./chanfana/router-types";
 export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
 export {

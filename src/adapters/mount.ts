@@ -5,8 +5,8 @@ import type { ServedRoute } from "./served-route";
 export interface MountParent {
   readonly options: ResolvedRouterOptions;
   readonly hiddenPredicates: ServedRoute["hiddenByRouters"];
-  /** Adds a route the router serves at `path` (relative to its base). */
-  addServed(served: ServedRoute, path: string): void;
+  /** Adds a route the router serves (its path relative to the router's base). */
+  addServed(served: ServedRoute): void;
 }
 
 /** A handler as the wrapped router calls it. */
@@ -76,8 +76,8 @@ export class Mount {
   /** A nested route under this mount: derived under the parent router (its options, `hidden`), listed in its document. */
   route(served: ServedRoute, path: string): ServedRoute {
     // The options object itself: its registry may still add schemes before the route compiles.
-    const derived = served.under(this.parent.options, this.parent.hiddenPredicates);
-    this.parent.addServed(derived, this.documentPath(path));
+    const derived = served.under(this.parent.options, this.parent.hiddenPredicates, this.documentPath(path));
+    this.parent.addServed(derived);
     return derived;
   }
 }

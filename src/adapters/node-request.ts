@@ -42,12 +42,12 @@ function bodyUnread(incoming: NodeIncomingMessage): boolean {
 }
 
 /**
- * The body of a request that declares its length (checked against the limit before), read from the
+ * The body of a request that declares its `length` (checked against the limit before), read from the
  * Node request as it arrives: null when there is no Node request or its body cannot be read here (no
  * declared length, or read already), and the fetch Request's own reader is used instead.
  */
-export function readNodeBody(incoming: NodeIncomingMessage | null): Promise<Uint8Array> | null {
-  if (incoming === null || !isLength(nodeHeader(incoming, "content-length")) || !bodyUnread(incoming)) return null;
+export function readNodeBody(incoming: NodeIncomingMessage | null, length: number | null): Promise<Uint8Array> | null {
+  if (incoming === null || !isLength(length) || !bodyUnread(incoming)) return null;
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;

@@ -1,15 +1,13 @@
 import { FetchIncoming, type IncomingRequest } from "../core/request/incoming";
 import { requestOf } from "../core/request/request-like";
+import type { FailureAs } from "../core/route/failure";
 import { isRouteClass, type OpenAPIRouteClass } from "../core/route/open-api-route";
-import { type Deliver, type Failure, runEndpoint } from "../core/route/pipeline";
 import type { EnvPredicate } from "../core/schema-types";
-import { isApiException, MultiException } from "../errors/exceptions";
-import { isZodError } from "../errors/render";
 import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { derivable, docsRoute, Mount, type RouterHandler } from "./mount";
 import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
 import { messageOf, registryOf, ServedDocument } from "./served-document";
-import { RouteDefinition, RouteEntry, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
+import { RouteDefinition, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
 
 /** Methods that register a documented operation. */
 export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
@@ -23,7 +21,7 @@ export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delet
 export abstract class RouterCore implements RouteHost {
   readonly options: ResolvedRouterOptions;
   /** Documented routes, nested routers' included, in registration order. */
-  readonly routes: RouteEntry[] = [];
+  readonly routes: ServedRoute[] = [];
   /** The router's `hidden` option as predicates, which routes it serves (and mounts of it) inherit. */
   readonly hiddenPredicates: readonly EnvPredicate[];
   readonly document: ServedDocument;
@@ -37,8 +35,8 @@ export abstract class RouterCore implements RouteHost {
   private readonly served: ServedRoute[] = [];
   /** Routes registered but not yet checked: checked once the adapter has settled the router's base. */
   private readonly unchecked: RouteDefinition[] = [];
-  /** How failures reach the router; one function for every route. */
-  private readonly deliverer: Deliver = (failure, args) => this.deliver(failure, args);
+  /** What the router's error hook is thrown for a failure (see `FailureAs`); unset: the rendered response answers. */
+  readonly failureAs: FailureAs | undefined = undefined;
 
   constructor(options?: RouterOptions) {
     this.options = resolveOptions(options);
@@ -65,9 +63,6 @@ export abstract class RouterCore implements RouteHost {
   incomingFor(request: Request, args: unknown[]): IncomingRequest {
     return new FetchIncoming(requestOf(request), args, args.length > 0 ? this.getUrlParams(args) : {});
   }
-  /** Delivers a rendered failure the router's way: return the Response or throw it. */
-  protected abstract deliverFailure(failure: Failure, args: unknown[]): Response | Promise<Response>;
-
   /**
    * Records the endpoint classes among `handlers` for `method path` (relative to the base) and returns
    * the handlers to give the router; other handlers (middleware) pass through unchanged.
@@ -77,7 +72,7 @@ export abstract class RouterCore implements RouteHost {
       if (!isRouteClass(handler)) return handler as RouterHandler;
       const definition = new RouteDefinition(this, handler as OpenAPIRouteClass, method, path, documented);
       this.unchecked.push(definition);
-      this.addServed(definition.served, path);
+      this.addServed(definition.served);
       return this.handlerFor(definition.served);
     });
   }
@@ -87,11 +82,11 @@ export abstract class RouterCore implements RouteHost {
     for (const definition of this.unchecked.splice(0)) definition.checkRegistration();
   }
 
-  /** Adds a route this router serves at `path` (relative to its base): its own, or one derived for a mount. */
-  addServed(served: ServedRoute, path: string): void {
+  /** Adds a route this router serves: its own, or one derived for a mount. */
+  addServed(served: ServedRoute): void {
     this.served.push(served);
     if (!served.definition.documented) return;
-    this.routes.push(new RouteEntry(path, served));
+    this.routes.push(served);
     this.document.invalidate();
   }
 
@@ -106,15 +101,9 @@ export abstract class RouterCore implements RouteHost {
   /** The handler serving `served`; a mount registers its own version of it. */
   handlerFor(served: ServedRoute): RouterHandler {
     return derivable(
-      (...args: unknown[]) => this.serve(served, args),
+      (...args: unknown[]) => served.serve(args),
       (mount, path) => this.handlerFor(mount.route(served, path)),
     );
-  }
-
-  /** Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
-  serve(served: ServedRoute, args: unknown[]): Response | Promise<Response> {
-    // The first request of a route compiles it; a route that cannot compile throws to the router.
-    return runEndpoint(served.route(), served, this.incomingOf(args), this.deliverer);
   }
 
   /**
@@ -176,21 +165,6 @@ export abstract class RouterCore implements RouteHost {
   contextOf(args: unknown[]): DocumentContext {
     return { env: this.getBindings(args) ?? {}, request: this.getRequest(args), args };
   }
-
-  /** Hands a failure to the router its way (see `deliverFailure`), or throws what the app threw. */
-  private deliver(failure: Failure, args: unknown[]): Response | Promise<Response> {
-    if (this.options.passthroughErrors) throw passedThrough(failure);
-    // The app's own errors are the router's to answer (Hono's onError, itty-router's catch), as in chanfana;
-    // a thrown non-Error (a string, null) is answered here, as Hono would not hand it to onError at all.
-    if (failure.error instanceof Error && !isFrameworkError(failure.error)) throw failure.error;
-    if (failure.requestId !== undefined) {
-      console.error(
-        `[specroute] ${failure.exception.status} in ${failure.label}, request id ${failure.requestId}:`,
-        failure.error,
-      );
-    }
-    return this.deliverFailure(failure, args);
-  }
 }
 
 const SPECROUTE = Symbol.for("specroute.router");
@@ -223,21 +197,4 @@ export function exposeRouter<W extends object>(wrapper: W, core: RouterCore, ori
 /** Whether a value is a wrapper made by fromHono()/fromIttyRouter() (by its marker, so copies agree). */
 export function isRouterWrapper(value: unknown): value is { core: RouterCore; original: any; fetch?: any } {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SPECROUTE] === true;
-}
-
-/** Whether specroute formats an error itself: its exceptions (by shape) and ZodErrors. */
-function isFrameworkError(error: unknown): boolean {
-  return isApiException(error) || isZodError(error);
-}
-
-/**
- * What `passthroughErrors` throws: what was thrown, before `handleError`; a validation failure always as
- * a MultiException, as chanfana throws it (an authentication failure stays as it is).
- */
-function passedThrough(failure: Failure): unknown {
-  const { thrown } = failure;
-  const isMulti = Array.isArray((thrown as { errors?: unknown } | null)?.errors);
-  if (!failure.duringValidation || !isApiException(thrown) || isMulti) return thrown;
-  if (thrown.status === 401 || thrown.status === 403) return thrown;
-  return new MultiException([thrown]);
 }

@@ -4,12 +4,12 @@ import { OpenAPIRegistryMerger, type RegisteredDocumentParts } from "../openapi/
 import type { DocumentRoute, DocumentSchema, OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { toYaml } from "../openapi/yaml";
 import type { ResolvedRouterOptions } from "./options";
-import { ALWAYS, type RouteEntry, toOpenAPIPath } from "./served-route";
+import { ALWAYS, type ServedRoute, toOpenAPIPath } from "./served-route";
 
 /** What a served document is built from: a router's route table and options. */
 export interface DocumentedRouter {
   readonly options: ResolvedRouterOptions;
-  readonly routes: readonly RouteEntry[];
+  readonly routes: readonly ServedRoute[];
   invalidateDocument(): void;
 }
 
@@ -143,7 +143,7 @@ export class ServedDocument {
         // The same endpoint class on two paths would repeat its id; OpenAPI requires them unique.
         if (seen > 1) operationId = `${operationId}_${seen}`;
       }
-      const route = entry.served.route();
+      const route = entry.route();
       const security = route.plan.security.asLayer();
       return [
         {
@@ -162,7 +162,7 @@ function isAlwaysHidden(index: number, core: DocumentedRouter): boolean {
 }
 
 /** A route's hiding predicates; none for a route that cannot compile, so the document reports it. */
-function hiddenWhen(entry: RouteEntry): readonly EnvPredicate[] {
+function hiddenWhen(entry: ServedRoute): readonly EnvPredicate[] {
   try {
     return entry.hiddenWhen;
   } catch {

@@ -1,25 +1,24 @@
 import type { IncomingRequest } from "../core/request/incoming";
-import {
-  type CompiledRoute,
-  compiledWithin,
-  compileRoute,
-  type PreparedEndpoint,
-  prepareEndpoint,
-} from "../core/route/compile";
-import type { OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
+import { type CompiledRoute, compiledWithin, compileRoute, prepareEndpoint } from "../core/route/compile";
+import type { FailureAs } from "../core/route/failure";
+import type { EndpointHost } from "../core/route/host";
+import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
 import { linkServed } from "../core/route/open-api-route";
+import { runEndpoint } from "../core/route/pipeline";
 import type { RouterLayer } from "../core/route/route-plan";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
 
-/** What a route needs of the router it is registered on (the router core). */
-export interface RouteHost {
+/** What a route needs of the router it is registered on (the router core); its endpoint sees it as an `EndpointHost`. */
+export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlParams" | "getBindings"> {
   readonly options: ResolvedRouterOptions;
   /** The router's `hidden` option as predicates. */
   readonly hiddenPredicates: readonly EnvPredicate[];
-  getRequest(args: unknown[]): Request;
+  /** What the router's error hook is thrown for a failure (see `FailureAs`); unset: the rendered response answers. */
+  readonly failureAs: FailureAs | undefined;
+  /** A call's request, as the core reads it. */
+  incomingOf(args: unknown[]): IncomingRequest;
   incomingFor(request: Request, args: unknown[]): IncomingRequest;
-  serve(served: ServedRoute, args: unknown[]): Response | Promise<Response>;
 }
 
 /**
@@ -28,7 +27,8 @@ export interface RouteHost {
  * router the route is mounted under; classes that ask for it are prepared at registration.
  */
 export class RouteDefinition {
-  private prepared: PreparedEndpoint | undefined;
+  /** The endpoint class constructed and prepared: the route's single instance. */
+  private endpoint: OpenAPIRoute | undefined;
   private compiled: CompiledRoute | undefined;
   /** Why the route could not be compiled: it fails the same way every time it is asked for. */
   private failure: Error | undefined;
@@ -45,7 +45,7 @@ export class RouteDefinition {
     /** Whether the route is in its router's document (`all()` registrations are not). */
     readonly documented: boolean,
   ) {
-    this.served = new ServedRoute(this, [], router.hiddenPredicates);
+    this.served = new ServedRoute(this, path, [], router.hiddenPredicates);
   }
 
   /**
@@ -77,9 +77,10 @@ export class RouteDefinition {
     }
   }
 
-  private compileAs(prepared: PreparedEndpoint): CompiledRoute {
-    const compiled = compileRoute(prepared, { ...this.router.options, method: this.method, label: this.label });
-    linkServed(prepared.endpoint, this.served);
+  private compileAs(endpoint: OpenAPIRoute): CompiledRoute {
+    const { options, failureAs } = this.router;
+    const compiled = compileRoute(endpoint, { ...options, failureAs, method: this.method, label: this.label });
+    linkServed(endpoint, this.served);
     return compiled;
   }
 
@@ -93,15 +94,15 @@ export class RouteDefinition {
   }
 
   private operationId(): string {
-    const declared = this.prepare().endpoint.getSchema().operationId;
+    const declared = this.prepare().getSchema().operationId;
     if (declared) return declared;
     // Worded as chanfana words it, naming the path as registered, so apps matching on it keep working.
     if (!this.router.options.generateOperationIds) throw new Error(`Route ${this.path} doesn't have operationId set!`);
     return `${this.method}_${this.EndpointClass.name}`;
   }
 
-  private prepare(): PreparedEndpoint {
-    if (this.prepared) return this.prepared;
+  private prepare(): OpenAPIRoute {
+    if (this.endpoint) return this.endpoint;
     const routeOptions: RouteOptions = {
       router: this.router,
       raiseUnknownParameters: this.router.options.raiseUnknownParameters,
@@ -109,28 +110,52 @@ export class RouteDefinition {
       urlParams: pathParameterNames(this.path),
       method: this.method,
     };
-    this.prepared = prepareEndpoint(this.EndpointClass, routeOptions);
-    return this.prepared;
+    this.endpoint = prepareEndpoint(this.EndpointClass, routeOptions);
+    return this.endpoint;
   }
 }
 
 /**
  * A route as one router serves it: its definition, under every router it is mounted under (innermost
- * first), each with its `auth`/`security`, its document's schemes and `readTextPlainAsJson`. The document entry and the handler of a mount share one of these,
- * so what the document says and what the handler enforces come from the same plan.
+ * first), each with its `auth`/`security`, its document's schemes and `readTextPlainAsJson`; a
+ * documented one is an entry of that router's route table (`routeTable`, chanfana's `RouteEntry`). The
+ * document entry and the handler of a mount share one of these, so what the document says and what
+ * the handler enforces come from the same plan.
  */
 export class ServedRoute implements ServedEndpoint {
   private compiled: CompiledRoute | undefined;
 
   constructor(
+    /** @internal The route as registered. */
     readonly definition: RouteDefinition,
-    /** The routers this route is mounted under, innermost first. */
+    /** Path in the router's own syntax, relative to the router's base. */
+    readonly path: string,
+    /** @internal The routers this route is mounted under, innermost first. */
     readonly layers: readonly RouterLayer[],
-    /** The `hidden` options of its router and of every router it is mounted under. */
+    /** @internal The `hidden` options of its router and of every router it is mounted under. */
     readonly hiddenByRouters: readonly EnvPredicate[],
   ) {}
 
-  /** The route compiled for this mount: the definition's, its plan derived for the mounts' layers. */
+  get method(): string {
+    return this.definition.method;
+  }
+
+  /** The endpoint's schema as documented; reading it compiles the route. */
+  get schema(): OpenAPIRouteSchema {
+    return this.definition.documentedSchema();
+  }
+
+  /** Predicates that leave the route out of the document: its own, its routers'. */
+  get hiddenWhen(): readonly EnvPredicate[] {
+    const { schema } = this;
+    return [
+      ...toPredicates(schema.hidden),
+      ...(typeof schema["x-ignore"] === "function" ? [schema["x-ignore"]] : []),
+      ...this.hiddenByRouters,
+    ];
+  }
+
+  /** @internal The route compiled for this mount: the definition's, its plan derived for the mounts' layers. */
   route(): CompiledRoute {
     if (this.compiled) return this.compiled;
     const base = this.definition.compile();
@@ -139,23 +164,28 @@ export class ServedRoute implements ServedEndpoint {
     return this.compiled;
   }
 
-  /** This route as served under one more router (its options, read when the route compiles) and its `hidden` option. */
-  under(layer: RouterLayer, hidden: readonly EnvPredicate[]): ServedRoute {
-    return new ServedRoute(this.definition, [...this.layers, layer], [...this.hiddenByRouters, ...hidden]);
+  /** @internal This route as served under one more router (its options, read when the route compiles) at `path` there. */
+  under(layer: RouterLayer, hidden: readonly EnvPredicate[], path: string): ServedRoute {
+    return new ServedRoute(this.definition, path, [...this.layers, layer], [...this.hiddenByRouters, ...hidden]);
   }
 
+  /** @internal */
   get responder() {
     return this.route().responder;
   }
 
+  /** @internal */
   requestOf(args: unknown[]): Request {
     return this.definition.router.getRequest(args);
   }
 
+  /** @internal Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
   serve(args: unknown[]): Response | Promise<Response> {
-    return this.definition.router.serve(this, args);
+    // The first request of a route compiles it; a route that cannot compile throws to the router.
+    return runEndpoint(this.route(), this, this.definition.router.incomingOf(args));
   }
 
+  /** @internal */
   async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
     const incoming = this.definition.router.incomingFor(request, args);
     return (await this.route().plan.validate(incoming)).validated;
@@ -171,35 +201,6 @@ export function toOpenAPIPath(path: string): string {
 /** The `:name` parameters of a router path, in order. */
 function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
-}
-
-/** One documented route of a router: what the document is built from. */
-export class RouteEntry {
-  constructor(
-    /** Path in the router's own syntax, relative to the router's base. */
-    readonly path: string,
-    /** @internal The route as this router serves it (for a mounted route: derived for the mount). */
-    readonly served: ServedRoute,
-  ) {}
-
-  get method(): string {
-    return this.served.definition.method;
-  }
-
-  /** The endpoint's schema as documented; reading it compiles the route. */
-  get schema(): OpenAPIRouteSchema {
-    return this.served.definition.documentedSchema();
-  }
-
-  /** Predicates that leave the route out of the document: its own, its routers'. */
-  get hiddenWhen(): readonly EnvPredicate[] {
-    const { schema } = this;
-    return [
-      ...toPredicates(schema.hidden),
-      ...(typeof schema["x-ignore"] === "function" ? [schema["x-ignore"]] : []),
-      ...this.served.hiddenByRouters,
-    ];
-  }
 }
 
 /** A `hidden` predicate that always holds. */

@@ -1,6 +1,7 @@
 import type { fromIttyRouter, IttyOpenAPIRouterType } from "../adapters/itty-router";
 import type { ResolvedRouterOptions } from "../adapters/options";
-import type { DOCUMENTED_METHODS } from "../adapters/router-core";
+import { type DOCUMENTED_METHODS, RouterCore } from "../adapters/router-core";
+import type { EndpointHost } from "../core/route/host";
 import type { OpenAPIRegistryMerger } from "../openapi/registry";
 import type { OpenAPIDocument } from "../openapi/types";
 
@@ -38,3 +39,15 @@ export type OpenAPIRouterType<M> = {
 export type IttyRouterOpenAPIRouterType<M = IttyOpenAPIRouterTypeDefault> = IttyOpenAPIRouterType<M>;
 
 type IttyOpenAPIRouterTypeDefault = Parameters<typeof fromIttyRouter>[0];
+
+/**
+ * chanfana's router base class: `HonoOpenAPIHandler` and `IttyRouterOpenAPIHandler` extend it, so
+ * `instanceof OpenAPIHandler` holds for every router. As a type it is what an endpoint's
+ * `this.params.router` is (see `EndpointHost`), so `const router: OpenAPIHandler = this.params.router`
+ * compiles as it did in chanfana.
+ *
+ * @example
+ * if (this.params.router instanceof OpenAPIHandler) console.log(this.params.router.getBindings(this.args));
+ */
+export const OpenAPIHandler = RouterCore;
+export type OpenAPIHandler = EndpointHost;

@@ -321,7 +321,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
         prev_cursor: links.prev,
       },
     });
-    const request = this.params?.router?.getRequest?.(this.args) as Request | undefined;
+    const request = this.params?.router?.getRequest(this.args);
     const link = request && linkHeader(request.url, this.cursorFieldName, this.pageFieldName, links);
     if (link) response.headers.set("Link", link);
     return response;

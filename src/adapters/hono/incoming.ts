@@ -50,11 +50,9 @@ export class HonoIncoming implements IncomingRequest {
     return undefined;
   }
 
-  readBytes(limit: number): Promise<Uint8Array | null> {
-    const cached = this.fromCache();
-    if (cached === undefined) {
-      return readNodeBody(this.node()) ?? readBodyBytes(this.request, this.header("content-length"), limit);
-    }
+  readBytes(limit: number, length: number | null, contentType: string | null): Promise<Uint8Array | null> {
+    const cached = this.fromCache(contentType);
+    if (cached === undefined) return readNodeBody(this.node(), length) ?? readBodyBytes(this.request, length, limit);
     return cached.then((body) => {
       const bytes = body.bytes ?? encoder.encode(new URLSearchParams(partsAsStrings(body.parts)).toString());
       if (bytes.byteLength > limit) throw bodyTooLarge(limit);
@@ -62,14 +60,13 @@ export class HonoIncoming implements IncomingRequest {
     });
   }
 
-  stream(): ReadableStream<Uint8Array> | null {
-    const cached = this.fromCache();
+  stream(contentType: string | null): ReadableStream<Uint8Array> | null {
+    const cached = this.fromCache(contentType);
     if (cached === undefined) return this.request.body;
-    const contentType = this.header("content-type") ?? "";
     return new ReadableStream<Uint8Array>({
       async start(controller) {
         const body = await cached;
-        const bytes = body.bytes ?? new Uint8Array(await multipartBlob(body.parts, contentType).arrayBuffer());
+        const bytes = body.bytes ?? new Uint8Array(await multipartBlob(body.parts, contentType ?? "").arrayBuffer());
         if (bytes.byteLength > 0) controller.enqueue(bytes);
         controller.close();
       },
@@ -82,12 +79,11 @@ export class HonoIncoming implements IncomingRequest {
   }
 
   /** The body a middleware read through `c.req`, when one did; undefined when the body is unread. */
-  private fromCache(): Promise<CachedBody> | undefined {
+  private fromCache(contentType: string | null): Promise<CachedBody> | undefined {
     if (this.cached !== undefined) return this.cached;
     const cache = this.c.req.bodyCache as BodyCache;
     const key = CACHE_KEYS.find((name) => cache[name] !== undefined);
     if (key === undefined) return undefined;
-    const contentType = this.header("content-type");
     this.cached = cache[key]!.then((value) => cachedBody(value, contentType));
     return this.cached;
   }

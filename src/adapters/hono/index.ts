@@ -1,8 +1,8 @@
 import type { Context, ErrorHandler, Hono, Next } from "hono";
 import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRoute, Schema } from "hono/types";
 import type { Mounted, WithRoute } from "../../client/route-types";
+import type { Failure } from "../../core/route/failure";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
-import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
@@ -11,7 +11,7 @@ import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, isDerivable, joinPaths, Mount, type RouterHandler } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
-import type { RouteEntry } from "../served-route";
+import type { ServedRoute } from "../served-route";
 import { hiddenFrameworkHandler, ownErrorHandler } from "./hono-internals";
 import { HonoIncoming } from "./incoming";
 
@@ -81,7 +81,7 @@ export type HonoOpenAPIRouterType<
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
   /** Documented routes, in registration order. */
-  readonly routeTable: readonly RouteEntry[];
+  readonly routeTable: readonly ServedRoute[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
   compile(): HonoOpenAPIRouterType<E, S, BasePath, F>;
   readonly isSpecroute: true;
@@ -100,6 +100,12 @@ const loadHttpException = () => {
   });
   return httpExceptionModule;
 };
+
+/** A rendered failure as Hono's `onError` takes it: an HTTPException answering with the rendered response. */
+async function httpExceptionOf(failure: Failure): Promise<unknown> {
+  const { HTTPException } = await loadHttpException();
+  return new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
+}
 
 /** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */
 export class HonoRouter extends RouterCore {
@@ -135,10 +141,7 @@ export class HonoRouter extends RouterCore {
   }
 
   /** Framework failures reach Hono's `onError` as HTTPExceptions whose `getResponse()` is the formatted answer. */
-  protected async deliverFailure(failure: Failure): Promise<Response> {
-    const { HTTPException } = await loadHttpException();
-    throw new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
-  }
+  override readonly failureAs = httpExceptionOf;
 
   /**
    * Settles `base` from the route just registered on `app` (under `prefix`), before any route is prepared:

@@ -51,8 +51,8 @@ export class IttyIncoming implements IncomingRequest {
       : undefined;
   }
 
-  readBytes(limit: number): Promise<Uint8Array | null> {
-    return readNodeBody(this.node()) ?? readBodyBytes(this.request, this.header("content-length"), limit);
+  readBytes(limit: number, length: number | null): Promise<Uint8Array | null> {
+    return readNodeBody(this.node(), length) ?? readBodyBytes(this.request, length, limit);
   }
 
   stream(): ReadableStream<Uint8Array> | null {

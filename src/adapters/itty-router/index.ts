@@ -1,7 +1,6 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
 import { requestOf } from "../../core/request/request-like";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
-import type { Failure } from "../../core/route/pipeline";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
@@ -10,7 +9,7 @@ import { docsRoutes } from "../docs-routes";
 import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripBase } from "../mount";
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
-import type { RouteEntry } from "../served-route";
+import type { ServedRoute } from "../served-route";
 import { IttyIncoming } from "./incoming";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
@@ -59,7 +58,7 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   registry: OpenAPIRegistryMerger;
   readonly schema: OpenAPIDocument;
   getGeneratedSchema(version?: OpenAPIVersion, env?: Record<string, unknown>): OpenAPIDocument;
-  readonly routeTable: readonly RouteEntry[];
+  readonly routeTable: readonly ServedRoute[];
   /** Compiles every route now (each is otherwise compiled on its first request or the first document). */
   compile(): IttyOpenAPIRouterType<R, S, F>;
   readonly isSpecroute: true;
@@ -100,11 +99,6 @@ export class IttyRouter extends RouterCore {
 
   incomingOf(args: unknown[]): IttyIncoming {
     return new IttyIncoming(this, args);
-  }
-
-  /** itty-router has no error hook for formatted errors, so framework failures are answered directly. */
-  protected deliverFailure(failure: Failure): Response {
-    return failure.response;
   }
 
   /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
 import { type FileConstraints, type ScalarKind, seam } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
-import { declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
+import { declaredLength, declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
 import type { IncomingRequest } from "./incoming";
 import { readMultipart } from "./multipart";
 import { isRequestLike } from "./request-like";
@@ -134,13 +134,17 @@ export function readBody(incoming: IncomingRequest, plan: BodyPlan, maxBodySize:
     const contentType = incoming.header("content-type");
     const media = selectMedia(plan, contentType);
     if (isRequestLike(incoming.request)) return readRequestLike(incoming.request, media);
-    if (media === null) return refuseUndeclared(incoming, plan, contentType);
+    // The request's declared length, read here once: every reader below is handed it.
+    const length = declaredLength(incoming.header("content-length"));
+    if (media === null) return refuseUndeclared(incoming, plan, contentType, length);
     if (media.kind === null) return Promise.resolve({ media, value: undefined });
-    const tooLarge = declaredTooLarge(incoming.header("content-length"), maxBodySize);
+    const tooLarge = declaredTooLarge(length, maxBodySize);
     if (tooLarge) return Promise.reject(tooLarge);
     if (media.kind === "multipart") return readMultipartBody(incoming, media, contentType!, maxBodySize);
     // One step once the runtime has the bytes: decoded, parsed and kept.
-    return incoming.readBytes(maxBodySize).then((bytes) => textBody(incoming, media, bytes, contentType));
+    return incoming
+      .readBytes(maxBodySize, length, contentType)
+      .then((bytes) => textBody(incoming, media, bytes, contentType));
   } catch (err) {
     return Promise.reject(err);
   }
@@ -166,7 +170,7 @@ async function readMultipartBody(
   contentType: string,
   maxBodySize: number,
 ): Promise<ReadBody> {
-  const entries = await readMultipart(incoming.stream(), contentType, {
+  const entries = await readMultipart(incoming.stream(contentType), contentType, {
     maxBodySize,
     partLimit(name, isFile) {
       if (media.fields === null) return Number.POSITIVE_INFINITY;
@@ -189,8 +193,9 @@ async function refuseUndeclared(
   incoming: IncomingRequest,
   plan: BodyPlan,
   contentType: string | null,
+  length: number | null,
 ): Promise<ReadBody> {
-  if (!(await isEmpty(incoming))) throw unsupported(plan, contentType);
+  if (!(await isEmpty(incoming, contentType, length))) throw unsupported(plan, contentType);
   return { media: null, value: undefined };
 }
 
@@ -264,12 +269,11 @@ function wildcardMatches(declared: string, given: string): boolean {
 }
 
 /** Whether the request has no body, reading at most its first bytes to find out. */
-async function isEmpty(incoming: IncomingRequest): Promise<boolean> {
+async function isEmpty(incoming: IncomingRequest, contentType: string | null, length: number | null): Promise<boolean> {
   // A declared length answers without touching the stream (on @hono/node-server, touching it builds
   // a web stream that holds the socket paused, so the server could no longer drain the refused body).
-  const declared = incoming.header("content-length");
-  if (declared !== null && declared.trim() !== "") return Number(declared) === 0;
-  const body = incoming.stream();
+  if (length !== null) return length === 0;
+  const body = incoming.stream(contentType);
   if (body === null) return true;
   const reader = body.getReader();
   for (;;) {

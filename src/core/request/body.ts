@@ -11,26 +11,28 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * length, and its size is checked after; a streamed one is refused as soon as it passes the limit
  * (its rest is then read and dropped, see {@link discardRest}).
  */
-export function readBodyBytes(
-  request: Request,
-  contentLength: string | null,
-  limit: number,
-): Promise<Uint8Array | null> {
+export function readBodyBytes(request: Request, length: number | null, limit: number): Promise<Uint8Array | null> {
   // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
-  if (isLength(contentLength)) return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit));
+  if (isLength(length)) return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit));
   return readStream(request, limit);
 }
 
-/** Whether a Content-Length value is a length at all (a malformed one leaves the body to be streamed). */
-export function isLength(contentLength: string | null): contentLength is string {
-  if (contentLength === null || contentLength.trim() === "") return false;
-  const length = Number(contentLength);
-  return Number.isSafeInteger(length) && length >= 0;
+/**
+ * A Content-Length header as a number: null when absent or blank, NaN when it is no number. The one
+ * place a request's declared length is read; what reads the body is handed this number.
+ */
+export function declaredLength(contentLength: string | null): number | null {
+  return contentLength === null || contentLength.trim() === "" ? null : Number(contentLength);
 }
 
-/** The 413 for a declared Content-Length over `limit`, or null when the declared length (if any) fits. */
-export function declaredTooLarge(contentLength: string | null, limit: number): PayloadTooLargeException | null {
-  return contentLength !== null && Number(contentLength) > limit ? bodyTooLarge(limit) : null;
+/** Whether a declared length is a length at all (a malformed one leaves the body to be streamed). */
+export function isLength(length: number | null): length is number {
+  return length !== null && Number.isSafeInteger(length) && length >= 0;
+}
+
+/** The 413 for a declared length over `limit`, or null when the declared length (if any) fits. */
+export function declaredTooLarge(length: number | null, limit: number): PayloadTooLargeException | null {
+  return length !== null && length > limit ? bodyTooLarge(limit) : null;
 }
 
 /** The bytes of a body read whole, refused when larger than `limit` after all. */

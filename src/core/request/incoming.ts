@@ -27,11 +27,12 @@ export interface IncomingRequest {
   parsedQuery(): Record<string, string | string[] | undefined> | undefined;
   /**
    * The whole body, refused (413) once it passes `limit` bytes; null when the request has none. Called
-   * at most once, after a declared Content-Length was checked against the limit.
+   * at most once, after the declared `length` (see `declaredLength`) was checked against the limit;
+   * `contentType` is the request's, as the body's reader read it.
    */
-  readBytes(limit: number): Promise<Uint8Array | null>;
+  readBytes(limit: number, length: number | null, contentType: string | null): Promise<Uint8Array | null>;
   /** The body as a stream, for a body read as it arrives (multipart); null when there is none. */
-  stream(): ReadableStream<Uint8Array> | null;
+  stream(contentType: string | null): ReadableStream<Uint8Array> | null;
   /** Hands back the body specroute read, so that `handle()` can read it again through its router's API. */
   keep(body: ReadBodyCopy): void;
 }
@@ -59,8 +60,8 @@ export class FetchIncoming implements IncomingRequest {
     return undefined;
   }
 
-  readBytes(limit: number): Promise<Uint8Array | null> {
-    return readBodyBytes(this.request, this.header("content-length"), limit);
+  readBytes(limit: number, length: number | null): Promise<Uint8Array | null> {
+    return readBodyBytes(this.request, length, limit);
   }
 
   stream(): ReadableStream<Uint8Array> | null {

@@ -1,5 +1,6 @@
 import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
+import type { FailureAs } from "./failure";
 import type { Serializer } from "./negotiate";
 import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
@@ -7,11 +8,9 @@ import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";
 
-/** A route's endpoint, constructed and prepared: its single instance, and its class fields as constructed. */
-export interface PreparedEndpoint {
-  readonly endpoint: OpenAPIRoute;
-  readonly constructed: ReadonlyMap<string, unknown>;
-}
+// Each prepared endpoint's class fields as constructed, before `prepareRoute()`: what compiling it
+// tells apart from the state `prepareRoute()` put in place (see `perRequestFields`).
+const constructedFields = new WeakMap<OpenAPIRoute, ReadonlyMap<string, unknown>>();
 
 /** What a route is compiled with besides its endpoint: the router's options, and a name for logs. */
 export interface CompileOptions extends PlanOptions {
@@ -21,6 +20,8 @@ export interface CompileOptions extends PlanOptions {
   /** Writers of the media types other than JSON a response may offer, by lower-case `type/subtype`. */
   serializers: Readonly<Record<string, Serializer>>;
   passthroughErrors: boolean;
+  /** What the router's error hook is thrown for a failure; unset: the rendered response answers. */
+  failureAs: FailureAs | undefined;
   method: string;
   label: string;
 }
@@ -40,20 +41,22 @@ export interface CompiledRoute {
   readonly handlerZodErrors: HandlerZodErrors;
   /** Errors go to the router as thrown, without `handleError` (chanfana's `passthroughErrors`). */
   readonly passthroughErrors: boolean;
+  readonly failureAs: FailureAs | undefined;
   /** The route's name in logs and errors: `GET /tasks/:id (GetTask)`. */
   readonly label: string;
 }
 
-/** Constructs the endpoint class for a route and runs its `prepareRoute()`. */
-export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: RouteOptions): PreparedEndpoint {
+/** Constructs the endpoint class for a route and runs its `prepareRoute()`: the route's single instance. */
+export function prepareEndpoint(EndpointClass: OpenAPIRouteClass, routeOptions: RouteOptions): OpenAPIRoute {
   const endpoint = new EndpointClass(routeOptions);
-  const constructed = fieldSnapshot(endpoint);
+  constructedFields.set(endpoint, fieldSnapshot(endpoint));
   endpoint.prepareRoute();
-  return { endpoint, constructed };
+  return endpoint;
 }
 
 /** Compiles a prepared endpoint's schema into the plans its requests run on. */
-export function compileRoute({ endpoint, constructed }: PreparedEndpoint, options: CompileOptions): CompiledRoute {
+export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): CompiledRoute {
+  const constructed = constructedFields.get(endpoint) ?? fieldSnapshot(endpoint);
   const schema = endpoint.getSchema();
   checkSchemaSlots(schema);
   return Object.freeze({
@@ -66,6 +69,7 @@ export function compileRoute({ endpoint, constructed }: PreparedEndpoint, option
     errorFormat: options.errorFormat,
     handlerZodErrors: options.handlerZodErrors,
     passthroughErrors: options.passthroughErrors,
+    failureAs: options.failureAs,
     label: options.label,
   });
 }

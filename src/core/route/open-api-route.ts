@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "../schema-types";
+import type { EndpointHost } from "./host";
 import { ResponsePlan } from "./respond";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
 export interface RouteOptions {
-  /** The router wrapper the endpoint is registered on. */
-  router: any;
+  /** The router serving the endpoint, as endpoints may use it (see `EndpointHost`). */
+  router: EndpointHost;
   raiseUnknownParameters: boolean;
   /** The registered path in OpenAPI form, e.g. `/users/{userId}`. */
   route: string;
@@ -14,6 +15,9 @@ export interface RouteOptions {
   /** The lower-case HTTP method the route was registered with (e.g. PUT or PATCH for updates). */
   method?: string;
 }
+
+/** The options of an endpoint built by hand, outside any router (a unit test): no router to ask. */
+type HandBuiltOptions = Omit<RouteOptions, "router"> & { router: null };
 
 /**
  * Base class of every endpoint: declare `schema` and implement `handle`.
@@ -62,8 +66,9 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   /** @internal Set per request when the route enforces `auth`; read it with getPrincipal(). */
   authPrincipal: unknown = undefined;
 
-  constructor(params: RouteOptions) {
-    this.params = params;
+  constructor(params: RouteOptions | HandBuiltOptions) {
+    // Built by hand (a unit test), an endpoint has no router; chanfana typed it `any`, so such tests compile.
+    this.params = params as RouteOptions;
   }
 
   /** The endpoint's logic. Return a plain object (200 JSON), a `Response`, a string, or nothing (204). */
@@ -184,8 +189,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   }
 
   /**
-   * Checks and strips what `handle` returned against the declared response schemas (the router's
-   * `validateResponse` option calls it): a JSON `Response` against its status's schema, a plain
+   * Checks and strips what `handle` returned against the declared response schemas (as the router's
+   * `validateResponse` option does, with the same plan): a JSON `Response` against its status's schema, a plain
    * object against the 200 one; anything without a zod schema passes unchanged. Throws the ZodError.
    *
    * @example

@@ -100,7 +100,7 @@ export function StorageBacked<TBase extends EndpointClass, Db, Session, Table ex
 
 /** The router's bindings (Workers `env`) for a request's handler arguments. */
 export function environment(endpoint: ModelEndpoint, args: any[]): Record<string, any> {
-  return (endpoint.params?.router?.getBindings?.(args) as Record<string, any> | undefined) ?? {};
+  return endpoint.params?.router?.getBindings(args) ?? {};
 }
 
 /**
