@@ -102,6 +102,18 @@ describe("OpenAPIRoute schema members", () => {
   });
 });
 
+/** Overrides validateResponse(): checks with the schema, then changes what is answered. */
+class Redacting extends OpenAPIRoute {
+  schema = { responses: { "200": { description: "The item", ...contentJson(Item) } } };
+  async handle() {
+    return { id: 3, title: "secret", extra: true };
+  }
+  override async validateResponse(resp: unknown) {
+    const checked = (await super.validateResponse(resp)) as z.infer<typeof Item>;
+    return { ...checked, title: "[redacted]" };
+  }
+}
+
 for (const harness of harnesses) {
   describe(`${harness.name}: OpenAPIRoute members`, () => {
     it("validateRequest() returns the validated request, and getUnvalidatedData() every part without zod defaults", async () => {
@@ -172,6 +184,7 @@ for (const harness of harnesses) {
   describe(`${harness.name}: validateResponse option`, () => {
     const { router, request } = harness.make({ validateResponse: true });
     router.get("/r/:kind", ReturnsResponses);
+    router.get("/own", Redacting);
 
     it("strips a JSON Response by the schema of its status, keeping status and headers", async () => {
       const response = await request("/r/created");
@@ -208,6 +221,10 @@ for (const harness of harnesses) {
       expect(logged).toHaveLength(2);
       const error = logged[0]![1] as Error;
       expect(error.cause).toMatchObject({ name: "ZodError" });
+    });
+
+    it("calls an endpoint's own validateResponse(), as chanfana's execute() does, and answers what it returns", async () => {
+      expect(await (await request("/own")).json()).toEqual({ id: 3, title: "[redacted]" });
     });
   });
 }

@@ -2,7 +2,7 @@ import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import type { FailureAs } from "./failure";
 import type { Serializer } from "./negotiate";
-import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "./open-api-route";
+import { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions, type ServedEndpoint } from "./open-api-route";
 import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
 import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
@@ -34,6 +34,8 @@ export interface CompiledRoute {
   readonly method: string;
   readonly plan: RoutePlan;
   readonly responder: ResponsePlan;
+  /** The endpoint overrides `validateResponse()`, so the router's `validateResponse` calls it (as chanfana does). */
+  readonly validatesResponseItself: boolean;
   /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
   readonly newRequestState: (args: unknown[], served: ServedEndpoint) => RequestContext;
   readonly errorFormat: ErrorFormat;
@@ -65,6 +67,7 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
     method: options.method,
     plan: new RoutePlan(schema, options),
     responder: new ResponsePlan(schema, options.validateResponse, options.serializers, options),
+    validatesResponseItself: endpoint.validateResponse !== OpenAPIRoute.prototype.validateResponse,
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
     handlerZodErrors: options.handlerZodErrors,

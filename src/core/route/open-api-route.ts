@@ -189,8 +189,8 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   }
 
   /**
-   * Checks and strips what `handle` returned against the declared response schemas (as the router's
-   * `validateResponse` option does, with the same plan): a JSON `Response` against its status's schema, a plain
+   * Checks and strips what `handle` returned against the declared response schemas (the router's
+   * `validateResponse` option calls an override of it, else checks with the same plan): a JSON `Response` against its status's schema, a plain
    * object against the 200 one; anything without a zod schema passes unchanged. Throws the ZodError.
    *
    * @example

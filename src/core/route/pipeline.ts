@@ -87,7 +87,7 @@ async function validateAndRespond(
 ): Promise<Response> {
   let checked: unknown;
   try {
-    checked = await route.responder.validate(result);
+    checked = await (route.validatesResponseItself ? ctx.validateResponse(result) : route.responder.validate(result));
   } catch (cause) {
     // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
     const thrown = new ResponseValidationException("Response body does not match schema", { cause });
