@@ -10,6 +10,7 @@ import type { Filters } from "./types";
  * @example
  * openapi.delete("/tasks/:id", DeleteTask);
  */
+// Declared as every auto endpoint is (what it identifies, its kind for the typed client, its documented answer).
 export class DeleteEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
   readonly identifiesObject = true;
 

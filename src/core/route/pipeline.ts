@@ -52,6 +52,7 @@ function handleValidated(
   } catch (thrown) {
     return fail(route, ctx, incoming, thrown, false);
   }
+  // As with validation: a promise only where `handle` returned one, so a synchronous handler stays synchronous.
   if (isThenable(result)) {
     return Promise.resolve(result).then(
       (value) => respond(route, ctx, incoming, value),

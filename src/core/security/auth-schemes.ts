@@ -94,6 +94,7 @@ export function basicAuth<P>(options: BasicAuthOptions<P>): Authenticator<P> {
   if (options.description !== undefined) scheme.description = options.description;
   // RFC 7617 requires a realm on Basic challenges.
   const challenge = `Basic realm=${quote(options.realm ?? "api")}, charset="UTF-8"`;
+  // Every scheme answers the same Authenticator shape as bearerAuth's; only how it reads and checks credentials differs.
   return {
     schemeName: options.schemeName ?? "basicAuth",
     scheme,

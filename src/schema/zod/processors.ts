@@ -205,31 +205,32 @@ function stringOwn(schema: core.$ZodType, own: SchemaObject, ctx: ProcessorConte
   return true;
 }
 
+/** One side's bound; an exclusive one is the bound plus `exclusive…: true` in OpenAPI 3.0, the number itself after. */
+function writeBound(
+  own: SchemaObject,
+  inclusiveKey: "minimum" | "maximum",
+  exclusiveKey: "exclusiveMinimum" | "exclusiveMaximum",
+  bound: unknown,
+  exclusive: boolean,
+  openapi30: boolean,
+): void {
+  if (!exclusive) {
+    if (typeof bound === "number") own[inclusiveKey] = bound;
+  } else if (openapi30) {
+    own[inclusiveKey] = bound;
+    own[exclusiveKey] = true;
+  } else {
+    own[exclusiveKey] = bound;
+  }
+}
+
 function numberOwn(schema: core.$ZodType, own: SchemaObject, ctx: ProcessorContext): void {
   const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
   own.type = isInt ? "integer" : "number";
   const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= ((minimum as number) ?? -Infinity);
   const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= ((maximum as number) ?? Infinity);
-  if (exMin) {
-    if (ctx.openapi30) {
-      own.minimum = exclusiveMinimum;
-      own.exclusiveMinimum = true;
-    } else {
-      own.exclusiveMinimum = exclusiveMinimum;
-    }
-  } else if (typeof minimum === "number") {
-    own.minimum = minimum;
-  }
-  if (exMax) {
-    if (ctx.openapi30) {
-      own.maximum = exclusiveMaximum;
-      own.exclusiveMaximum = true;
-    } else {
-      own.exclusiveMaximum = exclusiveMaximum;
-    }
-  } else if (typeof maximum === "number") {
-    own.maximum = maximum;
-  }
+  writeBound(own, "minimum", "exclusiveMinimum", exMin ? exclusiveMinimum : minimum, exMin, ctx.openapi30);
+  writeBound(own, "maximum", "exclusiveMaximum", exMax ? exclusiveMaximum : maximum, exMax, ctx.openapi30);
   for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
     const bound = own[key];
     if (typeof bound === "number" && !Number.isFinite(bound)) ctx.markNotJson();
