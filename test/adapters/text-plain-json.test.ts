@@ -158,6 +158,17 @@ for (const harness of httpHarnesses) {
             `it does not read text/plain as JSON, because ${because} and a form on another site can post ` +
             "text/plain with the user's credentials",
         ]);
+        // Without a Content-Type (a Blob or bytes, as a page on another site can send them): refused too.
+        const unlabelled = await request(path, {
+          method: "POST",
+          headers: ambient,
+          body: new TextEncoder().encode(note),
+        });
+        expect(unlabelled.status, path).toBe(415);
+        expect(await errorsOf(unlabelled), path).toEqual([
+          "Missing Content-Type: this endpoint accepts application/json; it does not read a body without one as JSON, " +
+            `because ${because} and a page on another site can send one with the user's credentials`,
+        ]);
         // The same body labelled as JSON is read.
         const sent = await request(path, post(note, "application/json"));
         expect(sent.status, path).toBe(200);
@@ -179,6 +190,14 @@ for (const harness of httpHarnesses) {
         const response = await request(path, post(note, "text/plain", scripted));
         expect(response.status, path).toBe(200);
         expect(await response.json(), path).toEqual({ saved: { title: "milk" } });
+        // A body without a Content-Type is read as the declared JSON there, as chanfana reads it.
+        const unlabelled = await request(path, {
+          method: "POST",
+          headers: scripted,
+          body: new TextEncoder().encode(note),
+        });
+        expect(unlabelled.status, path).toBe(200);
+        expect(await unlabelled.json(), path).toEqual({ saved: { title: "milk" } });
       }
       // The router's own auth reads a cookie: its routes without their own security refuse.
       const refused = await request("/router-auth", post(note, "text/plain"));

@@ -47,7 +47,10 @@ export interface BodyPlan {
    * any body as JSON; null when the route refuses it (see `withPlainText`).
    */
   plainTextAs: MediaPlan | null;
-  /** Why the route refuses a JSON body sent as `text/plain`, for the 415's message; null to say nothing more. */
+  /**
+   * Why the route refuses a JSON body sent as `text/plain` or without a Content-Type (both reach it from
+   * another site with the user's credentials), for the 415's message; null to say nothing more.
+   */
   plainTextRefused: string | null;
 }
 
@@ -126,7 +129,8 @@ export function withPlainText(plan: BodyPlan, rule: PlainTextRule): BodyPlan {
 /**
  * Reads the body in the declared media type its Content-Type names, within `maxBodySize`, and hands a
  * copy back to `incoming` (see `keep`). A body of an undeclared type is a 415 naming the accepted
- * ones; without a Content-Type, JSON is assumed when declared. An empty body reads as `undefined`.
+ * ones; without a Content-Type, JSON is assumed when declared (not where `text/plain` is refused as JSON). An
+ * empty body reads as `undefined`.
  * Rejects with the 400, 413 or 415 that refused the body.
  */
 export function readBody(incoming: IncomingRequest, plan: BodyPlan, maxBodySize: number): Promise<ReadBody> {
@@ -136,7 +140,9 @@ export function readBody(incoming: IncomingRequest, plan: BodyPlan, maxBodySize:
     if (isRequestLike(incoming.request)) return readRequestLike(incoming.request, media);
     // The request's declared length, read here once: every reader below is handed it.
     const length = declaredLength(incoming.header("content-length"));
-    if (media === null) return refuseUndeclared(incoming, plan, contentType, length);
+    // No Content-Type is also what a page on another site sends with a Blob body: refused where text/plain is.
+    const unlabelledRefused = contentType === null && plan.plainTextRefused !== null;
+    if (media === null || unlabelledRefused) return refuseUndeclared(incoming, plan, contentType, length);
     if (media.kind === null) return Promise.resolve({ media, value: undefined });
     const tooLarge = declaredTooLarge(length, maxBodySize);
     if (tooLarge) return Promise.reject(tooLarge);
@@ -202,7 +208,11 @@ async function refuseUndeclared(
 /** The 415 naming the accepted types; for JSON the route refuses as `text/plain`, also why. */
 function unsupported(plan: BodyPlan, contentType: string | null): UnsupportedMediaTypeException {
   if (contentType === null) {
-    return new UnsupportedMediaTypeException(`Missing Content-Type: this endpoint accepts ${plan.accepted}`);
+    const why =
+      plan.plainTextRefused === null
+        ? ""
+        : `; it does not read a body without one as JSON, because ${plan.plainTextRefused} and a page on another site can send one with the user's credentials`;
+    return new UnsupportedMediaTypeException(`Missing Content-Type: this endpoint accepts ${plan.accepted}${why}`);
   }
   const why =
     plan.plainTextRefused !== null && essenceOf(contentType) === TEXT
