@@ -1,5 +1,5 @@
+import { requestOf } from "../core/request/body-plan";
 import { FetchIncoming, type IncomingRequest } from "../core/request/incoming";
-import { requestOf } from "../core/request/request-like";
 import type { FailureAs } from "../core/route/failure";
 import { isRouteClass, type OpenAPIRouteClass } from "../core/route/open-api-route";
 import type { EnvPredicate } from "../core/schema-types";
@@ -50,8 +50,8 @@ export abstract class RouterCore implements RouteHost {
   abstract getUrlParams(args: unknown[]): Record<string, string | undefined>;
   /** The environment bindings of a call (Workers `env`). */
   abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
-  /** A call's request, as the core reads it. */
-  abstract incomingOf(args: unknown[]): IncomingRequest;
+  /** A call's request, as the core reads it: a plain function, which a route's handler holds and calls itself. */
+  abstract readonly incomingOf: (args: unknown[]) => IncomingRequest;
   /**
    * What the router's `fetch` was given after the Request for a call (itty-router hands them on as they
    * are): a request the app builds itself is dispatched again with them (`specroute/mcp`'s tool calls).
@@ -100,10 +100,7 @@ export abstract class RouterCore implements RouteHost {
 
   /** The handler serving `served`; a mount registers its own version of it. */
   handlerFor(served: ServedRoute): RouterHandler {
-    return derivable(
-      (...args: unknown[]) => served.serve(args),
-      (mount, path) => this.handlerFor(mount.route(served, path)),
-    );
+    return derivable(served.handler(), (mount, path) => this.handlerFor(mount.route(served, path)));
   }
 
   /**

@@ -4,7 +4,7 @@ import type { FailureAs } from "../core/route/failure";
 import type { EndpointHost } from "../core/route/host";
 import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } from "../core/route/open-api-route";
 import { linkServed } from "../core/route/open-api-route";
-import { runEndpoint } from "../core/route/pipeline";
+import { routeHandler, runEndpoint } from "../core/route/pipeline";
 import type { RouterLayer } from "../core/route/route-plan";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
@@ -17,7 +17,7 @@ export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlPara
   /** What the router's error hook is thrown for a failure (see `FailureAs`); unset: the rendered response answers. */
   readonly failureAs: FailureAs | undefined;
   /** A call's request, as the core reads it. */
-  incomingOf(args: unknown[]): IncomingRequest;
+  readonly incomingOf: (args: unknown[]) => IncomingRequest;
   incomingFor(request: Request, args: unknown[]): IncomingRequest;
 }
 
@@ -177,6 +177,11 @@ export class ServedRoute implements ServedEndpoint {
   /** @internal */
   requestOf(args: unknown[]): Request {
     return this.definition.router.getRequest(args);
+  }
+
+  /** @internal The handler the router registers: it runs each request itself, without coming back here. */
+  handler(): (...args: unknown[]) => Response | Promise<Response> {
+    return routeHandler(() => this.route(), this, this.definition.router.incomingOf);
   }
 
   /** @internal Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */

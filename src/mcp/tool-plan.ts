@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { essenceOf, isJsonEssence } from "../core/request/body-plan";
-import { streamFormatOf } from "../core/route/stream";
+import { streamFormatOf } from "../core/route/respond";
 import type { OpenAPIDocument } from "../openapi/types";
 import { type Json, resolve, StandaloneSchemas } from "./references";
 

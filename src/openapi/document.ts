@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { streamFormatOf } from "../core/route/stream";
+import { streamFormatOf } from "../core/route/respond";
 import type {
   ContentObject,
   OpenAPIRouteSchema,

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { bodyTooLarge, readBodyBytes } from "../../core/request/body";
+import { requestReadingAgain } from "../../core/request/body-plan";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
 import { type MultipartEntry, multipartBlob } from "../../core/request/multipart";
-import { requestReadingAgain } from "../../core/request/replay";
 import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
 
 /** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
@@ -12,6 +12,11 @@ type BodyCache = Record<string, Promise<unknown> | undefined>;
 type CachedBody = { bytes: Uint8Array; parts?: undefined } | { bytes?: undefined; parts: MultipartEntry[] };
 
 const encoder = new TextEncoder();
+
+/** A Hono call's request, as the core reads it (the router core's `incomingOf`). */
+export function honoIncoming(args: unknown[]): HonoIncoming {
+  return new HonoIncoming(args);
+}
 
 /**
  * A Hono call's request. Once specroute has read the body, `c.req.raw` is the request with a body that

@@ -13,7 +13,7 @@ import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
 import type { ServedRoute } from "../served-route";
 import { hiddenFrameworkHandler, ownErrorHandler } from "./hono-internals";
-import { HonoIncoming } from "./incoming";
+import { honoIncoming } from "./incoming";
 
 /** What registration accepts: endpoint classes, middleware and plain handlers (the endpoint class last). */
 type Handlers = readonly [OpenAPIRouteClass | RouterHandler, ...Array<OpenAPIRouteClass | RouterHandler>];
@@ -124,9 +124,7 @@ export class HonoRouter extends RouterCore {
     return (args[0] as Context).env;
   }
 
-  incomingOf(args: unknown[]): HonoIncoming {
-    return new HonoIncoming(args);
-  }
+  readonly incomingOf = honoIncoming;
 
   /** Hono's `fetch(request, env, executionCtx)`: the environment, and the execution context where there is one. */
   fetchArgs(args: unknown[]): unknown[] {

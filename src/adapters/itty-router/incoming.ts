@@ -1,12 +1,14 @@
 import { readBodyBytes } from "../../core/request/body";
+import { requestOf, requestReadingAgain } from "../../core/request/body-plan";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { requestReadingAgain } from "../../core/request/replay";
-import { requestOf } from "../../core/request/request-like";
 import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
 
-/** What the incoming request needs of the itty-router core. */
-interface IttyCore {
-  getUrlParams(args: unknown[]): Record<string, string | undefined>;
+/** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
+export type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
+
+/** An itty-router call's request, as the core reads it (the router core's `incomingOf`). */
+export function ittyIncoming(args: unknown[]): IttyIncoming {
+  return new IttyIncoming(args);
 }
 
 /**
@@ -20,10 +22,7 @@ export class IttyIncoming implements IncomingRequest {
   /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`); looked up when first read. */
   private nodeRequest: NodeIncomingMessage | null | undefined;
 
-  constructor(
-    private readonly core: IttyCore,
-    args: unknown[],
-  ) {
+  constructor(args: unknown[]) {
     this.args = args;
     this.request = requestOf(args[0]);
   }
@@ -39,7 +38,7 @@ export class IttyIncoming implements IncomingRequest {
   }
 
   urlParams(): Record<string, string | undefined> {
-    return this.core.getUrlParams(this.args);
+    return ittyUrlParams(this.args);
   }
 
   /** itty-router has parsed the query string into `request.query` already: validation reads that, not the URL again. */
@@ -61,5 +60,32 @@ export class IttyIncoming implements IncomingRequest {
 
   keep(body: ReadBodyCopy): void {
     this.args = [requestReadingAgain(this.args[0] as Request, body), ...this.args.slice(1)];
+  }
+}
+
+/** itty-router leaves path parameters percent-encoded; they are decoded as Hono does (malformed ones kept as sent). */
+export function ittyUrlParams(args: unknown[]): Record<string, string | undefined> {
+  const request = args[0] as IttyRequest;
+  const { params } = request;
+  if (!params) return {};
+  // Nothing to decode in a URL without a percent sign: the router's own object is read as it is.
+  if (!request.url.includes("%")) return params;
+  let decoded: Record<string, string | undefined> | undefined;
+  for (const key in params) {
+    const value = params[key];
+    if (value === undefined || !value.includes("%")) continue;
+    // Copied only when something needs decoding: validation never writes to the router's own object.
+    decoded ??= { ...params };
+    decoded[key] = decodeParam(value);
+  }
+  return decoded ?? params;
+}
+
+/** A percent-encoded path parameter, decoded; a malformed one is kept as sent. */
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
   }
 }

@@ -1,5 +1,5 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
-import { requestOf } from "../../core/request/request-like";
+import { requestOf } from "../../core/request/body-plan";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
@@ -10,7 +10,7 @@ import { derivable, docsRoute, joinPaths, type Mount, type RouterHandler, stripB
 import type { ResolvedRouterOptions, RouterOptions } from "../options";
 import { DOCUMENTED_METHODS, exposeRouter, isRouterWrapper, RouterCore } from "../router-core";
 import type { ServedRoute } from "../served-route";
-import { IttyIncoming } from "./incoming";
+import { type IttyRequest, ittyIncoming, ittyUrlParams } from "./incoming";
 
 /** The part of an itty-router router the adapter uses (v5 and v6 `Router`, `AutoRouter`, `IttyRouter`). */
 interface IttyLike {
@@ -66,40 +66,21 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   readonly "~routes"?: S;
 } & Omit<R, "get" | "head" | "post" | "put" | "patch" | "delete" | "all" | "route" | "fetch">;
 
-/** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
-type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
-
 /** The router core behind `fromIttyRouter()` wrappers (chanfana's `IttyRouterOpenAPIHandler`); an endpoint's `params.router`. */
 export class IttyRouter extends RouterCore {
   getRequest(args: unknown[]): Request {
     return requestOf(args[0]);
   }
 
-  /** itty-router leaves path parameters percent-encoded; they are decoded as Hono does (malformed ones kept as sent). */
   getUrlParams(args: unknown[]): Record<string, string | undefined> {
-    const request = args[0] as IttyRequest;
-    const { params } = request;
-    if (!params) return {};
-    // Nothing to decode in a URL without a percent sign: the router's own object is read as it is.
-    if (!request.url.includes("%")) return params;
-    let decoded: Record<string, string | undefined> | undefined;
-    for (const key in params) {
-      const value = params[key];
-      if (value === undefined || !value.includes("%")) continue;
-      // Copied only when something needs decoding: validation never writes to the router's own object.
-      decoded ??= { ...params };
-      decoded[key] = decodeParam(value);
-    }
-    return decoded ?? params;
+    return ittyUrlParams(args);
   }
 
   getBindings(args: unknown[]): Record<string, unknown> | undefined {
     return args[1] as Record<string, unknown> | undefined;
   }
 
-  incomingOf(args: unknown[]): IttyIncoming {
-    return new IttyIncoming(this, args);
-  }
+  readonly incomingOf = ittyIncoming;
 
   /**
    * Registers the docs routes; a mount leaves them out, so they never answer for a parent. As in
@@ -253,14 +234,4 @@ function routerOf(
   const router = Router({ before, catch: onError, finally: after } as any) as any;
   for (const [method, path, handlers] of record.routes) router[method.toLowerCase()](path, ...handlers);
   return router.fetch;
-}
-
-/** A percent-encoded path parameter, decoded; a malformed one is kept as sent. */
-function decodeParam(value: string | undefined): string | undefined {
-  if (value === undefined || !value.includes("%")) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -2,8 +2,15 @@ import type { ErrorFormat, HandlerZodErrors } from "../../errors/render";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import type { FailureAs } from "./failure";
 import type { Serializer } from "./negotiate";
-import { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions, type ServedEndpoint } from "./open-api-route";
-import { fieldSnapshot, perRequestFields, type RequestContext, requestStateFactory } from "./request-state";
+import {
+  OpenAPIRoute,
+  type OpenAPIRouteClass,
+  type RequestContext,
+  type RouteOptions,
+  requestStateFactory,
+  type ServedEndpoint,
+} from "./open-api-route";
+import { fieldSnapshot, perRequestFields } from "./per-request-fields";
 import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";

@@ -239,6 +239,45 @@ function responsePlanOf(endpoint: OpenAPIRoute): ResponsePlan {
   );
 }
 
+/** Internal access to the per-request fields, for the request pipeline only. */
+export interface RequestState {
+  args: unknown[];
+  validatedData: Record<string, unknown> | undefined;
+  unvalidatedData: UnvalidatedData | undefined;
+  authPrincipal: unknown;
+  /** The route as the router serving this request serves it (a mount's, when mounted). */
+  [SERVED]: ServedEndpoint;
+}
+
+/** A request's own object: inherits from the endpoint instance, holds the request's state. */
+export type RequestContext = OpenAPIRoute & RequestState;
+
+/** One own field of an endpoint that each request gets a shallow copy of. */
+export type PerRequestField = readonly [name: string, copy: (value: any) => unknown];
+
+/**
+ * Makes a route's per-request objects: each inherits from `endpoint`, holds the request's state and its
+ * own copy of each of `fields`. One constructor per route, so every request's object has the same shape.
+ */
+export function requestStateFactory(
+  endpoint: OpenAPIRoute,
+  fields: readonly PerRequestField[],
+): (args: unknown[], served: ServedEndpoint) => RequestContext {
+  const source = endpoint as unknown as Record<string | symbol, unknown>;
+  function State(this: Record<string | symbol, unknown>, args: unknown[], served: ServedEndpoint) {
+    this.args = args;
+    this.validatedData = undefined;
+    this.unvalidatedData = undefined;
+    this.authPrincipal = undefined;
+    this[SERVED] = served;
+    for (const [name, copy] of fields) this[name] = copy(source[name]);
+  }
+  State.prototype = endpoint;
+  // A constructor (rather than Object.create and assignments) gives the objects one fixed, fast shape.
+  const Constructor = State as unknown as new (args: unknown[], served: ServedEndpoint) => RequestContext;
+  return (args, served) => new Constructor(args, served);
+}
+
 /** Calls an endpoint's protected `handleError` hook, for the request pipeline. */
 export function callHandleError(endpoint: OpenAPIRoute, error: unknown): unknown {
   return (endpoint as unknown as { handleError(error: unknown): unknown }).handleError(error);

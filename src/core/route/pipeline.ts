@@ -4,9 +4,25 @@ import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
-import { callHandleError, type ServedEndpoint } from "./open-api-route";
-import type { RequestContext } from "./request-state";
+import { callHandleError, type RequestContext, type ServedEndpoint } from "./open-api-route";
+
 import type { RoutePlan, ValidationResult } from "./route-plan";
+
+/**
+ * The handler a router registers for a route: the route is compiled on its first request (a route that
+ * cannot compile throws to the router), then every call is read by `incomingOf` and run.
+ */
+export function routeHandler(
+  compile: () => CompiledRoute,
+  served: ServedEndpoint,
+  incomingOf: (args: unknown[]) => IncomingRequest,
+): (...args: unknown[]) => Response | Promise<Response> {
+  let route: CompiledRoute | undefined;
+  return (...args) => {
+    route ??= compile();
+    return runEndpoint(route, served, incomingOf(args));
+  };
+}
 
 /**
  * Runs one request: a per-request object inheriting from the route's instance, validation, `handle`,

@@ -1,4 +1,4 @@
-import { type AuthContext, type Authenticator, type AuthOption, authenticate, type SecurityRequirement } from "./auth";
+import { type AuthContext, type Authenticator, type AuthOption, type SecurityRequirement, unauthorized } from "./auth";
 
 /** Where a route's security can come from: its own schema, its router, a router it is mounted under. */
 export interface SecurityLayer {
@@ -43,7 +43,7 @@ export class RouteSecurity {
 
   /** The principal the enforced authenticators verify; `undefined`, with no promise, when none is enforced. */
   authenticate(request: Request, args: AuthContext["args"]): Promise<unknown> | undefined {
-    return this.enforced.length > 0 ? authenticate(this.enforced, request, { request, args }) : undefined;
+    return this.enforced.length > 0 ? firstToFindCredentials(this.enforced, request, { request, args }) : undefined;
   }
 
   /** The resolved security as one layer, for a route schema that must read the same on its own. */
@@ -53,6 +53,25 @@ export class RouteSecurity {
       security: this.documented,
     };
   }
+}
+
+/**
+ * Runs the authenticators in order: the first that finds credentials decides (its principal, or its
+ * error). When none finds any, the answer is a 401 challenging with every scheme.
+ */
+async function firstToFindCredentials(
+  authenticators: readonly Authenticator<any>[],
+  request: Request,
+  ctx: AuthContext,
+): Promise<unknown> {
+  for (const authenticator of authenticators) {
+    const principal = await authenticator.authenticate(request, ctx);
+    if (principal !== undefined) return principal;
+  }
+  throw unauthorized(
+    `Missing credentials: send ${authenticators.map((authenticator) => authenticator.expects).join(", or ")}`,
+    authenticators.map((authenticator) => authenticator.challenge).join(", "),
+  );
 }
 
 /** `auth` as a list of alternatives. */

@@ -1,19 +1,5 @@
 import { seam } from "../../schema";
-import type { UnvalidatedData } from "../schema-types";
-import { type OpenAPIRoute, SERVED, type ServedEndpoint } from "./open-api-route";
-
-/** Internal access to the per-request fields, for the request pipeline only. */
-export interface RequestState {
-  args: unknown[];
-  validatedData: Record<string, unknown> | undefined;
-  unvalidatedData: UnvalidatedData | undefined;
-  authPrincipal: unknown;
-  /** The route as the router serving this request serves it (a mount's, when mounted). */
-  [SERVED]: ServedEndpoint;
-}
-
-/** A request's own object: inherits from the endpoint instance, holds the request's state. */
-export type RequestContext = OpenAPIRoute & RequestState;
+import type { OpenAPIRoute, PerRequestField } from "./open-api-route";
 
 /** Fields the framework sets per request or compiles at registration: never copied per request. */
 const FRAMEWORK_FIELDS: ReadonlySet<string> = new Set([
@@ -24,9 +10,6 @@ const FRAMEWORK_FIELDS: ReadonlySet<string> = new Set([
   "unvalidatedData",
   "authPrincipal",
 ]);
-
-/** One own field of an endpoint that each request gets a shallow copy of. */
-export type PerRequestField = readonly [name: string, copy: (value: any) => unknown];
 
 /** What the class fields held right after construction, to tell them from state registration computed. */
 export function fieldSnapshot(endpoint: OpenAPIRoute): ReadonlyMap<string, unknown> {
@@ -62,29 +45,6 @@ function configurationFieldsOf(endpointClass: Function): Set<string> {
     if (Object.hasOwn(current, "configurationFields")) for (const name of current.configurationFields) fields.add(name);
   }
   return fields;
-}
-
-/**
- * Makes a route's per-request objects: each inherits from `endpoint`, holds the request's state and its
- * own copy of each of `fields`. One constructor per route, so every request's object has the same shape.
- */
-export function requestStateFactory(
-  endpoint: OpenAPIRoute,
-  fields: readonly PerRequestField[],
-): (args: unknown[], served: ServedEndpoint) => RequestContext {
-  const source = endpoint as unknown as Record<string | symbol, unknown>;
-  function State(this: Record<string | symbol, unknown>, args: unknown[], served: ServedEndpoint) {
-    this.args = args;
-    this.validatedData = undefined;
-    this.unvalidatedData = undefined;
-    this.authPrincipal = undefined;
-    this[SERVED] = served;
-    for (const [name, copy] of fields) this[name] = copy(source[name]);
-  }
-  State.prototype = endpoint;
-  // A constructor (rather than Object.create and assignments) gives the objects one fixed, fast shape.
-  const Constructor = State as unknown as new (args: unknown[], served: ServedEndpoint) => RequestContext;
-  return (args, served) => new Constructor(args, served);
 }
 
 function copierOf(value: unknown): ((value: any) => unknown) | null {
