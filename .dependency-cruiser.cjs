@@ -6,6 +6,7 @@
 //               (core/request), under authentication (core/security), under the endpoint and its
 //               compiled route (core/route)
 //   openapi     the document builder;   docs-ui   the docs pages' HTML;   client   typed client (types)
+//   live        live collections: change logs, brokers, the listeners' fan-out (storage-agnostic)
 //   endpoints   the auto CRUD endpoints over a storage-agnostic base
 //   sql         SQL dialects, drivers and the SQL-backed endpoints
 //   drizzle     the auto endpoints over Drizzle tables (specroute/drizzle), the only part that loads drizzle-orm
@@ -27,6 +28,7 @@ const layer = (name, from, to, comment) => ({
 });
 
 const ABOVE_CORE = parts(
+  "live",
   "openapi",
   "docs-ui",
   "client",
@@ -114,6 +116,25 @@ module.exports = {
         "index",
       ),
       "The typed client's runtime must not pull server code into a browser bundle.",
+    ),
+    layer(
+      "live-below-endpoints",
+      "^src/live/",
+      parts(
+        "openapi",
+        "docs-ui",
+        "client",
+        "endpoints",
+        "sql",
+        "drizzle",
+        "adapters",
+        "node",
+        "chanfana",
+        "mcp",
+        "cli",
+        "index",
+      ),
+      "A live collection's log, brokers and fan-out know no endpoint, storage engine or router.",
     ),
     layer(
       "endpoints-below-storage-and-routers",
