@@ -156,6 +156,7 @@ export {
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
 export { type ErrorFormat, formatChanfanaError, type HandlerZodErrors, renderException } from "./errors/render";
+export { pollingBroker } from "./live/polling-broker";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";
@@ -175,6 +176,10 @@ export {
   buildSafeFilters,
   buildWhereClause,
   bunSqliteDriver,
+  CHANGE_HEADS_TABLE,
+  CHANGES_CHANNEL,
+  CHANGES_TABLE,
+  changeLogTables,
   type D1DatabaseLike,
   DatabaseError,
   d1Driver,
@@ -189,6 +194,7 @@ export {
   pgDriver,
   pgliteDriver,
   type SafeFilters,
+  SqlChangeLog,
   type SqlDriver,
   type SqlStatement,
   SqlTable,

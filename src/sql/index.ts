@@ -1,3 +1,4 @@
+export { CHANGE_HEADS_TABLE, CHANGES_CHANNEL, CHANGES_TABLE, changeLogTables, SqlChangeLog } from "./change-log";
 export type { ColumnKind } from "./codec";
 export { columnKind, decodeValue, encodeValue } from "./codec";
 export {

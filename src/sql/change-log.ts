@@ -1,0 +1,249 @@
+import type {
+  ChangeKind,
+  ChangeLog,
+  ChangeRow,
+  ChangeToRecord,
+  LogBounds,
+  RecordedChange,
+  Retention,
+} from "../live/types";
+import type { Dialect } from "./dialect";
+import type { SqlDriver } from "./driver";
+
+/** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
+export const CHANGES_TABLE = "specroute_changes";
+/** One row per collection: `seq` is the newest seq it ever allocated, and its row lock serializes the collection's writers. */
+export const CHANGE_HEADS_TABLE = "specroute_change_heads";
+/** The PostgreSQL channel `record` notifies, with the collection's name as the payload. */
+export const CHANGES_CHANNEL = "specroute_changes";
+
+/** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
+const INSERT_CHUNK = 100;
+
+type Family = "sqlite" | "postgres" | "mysql";
+
+function familyOf(dialect: Dialect): Family {
+  if (dialect.name === "sqlite" || dialect.name === "postgres") return dialect.name;
+  if (dialect.name === "mysql" || dialect.name === "mariadb") return "mysql";
+  throw new TypeError(`SqlChangeLog has no tables for the ${dialect.name} dialect`);
+}
+
+/**
+ * The change log's two tables as `CREATE TABLE IF NOT EXISTS` statements for `dialect`, for apps
+ * that create their tables in migrations (SqlChangeLog also creates them on first use).
+ *
+ * @example
+ * for (const statement of changeLogTables(postgresDialect)) await driver.execute(statement, [])
+ */
+export function changeLogTables(dialect: Dialect): string[] {
+  const q = dialect.quote;
+  switch (familyOf(dialect)) {
+    case "sqlite":
+      return [
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} INTEGER NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} INTEGER NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) WITHOUT ROWID`,
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} INTEGER NOT NULL)`,
+      ];
+    case "postgres":
+      return [
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")}))`,
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL)`,
+      ];
+    case "mysql":
+      // A key cannot be TEXT on MySQL; `_bin` so "Tasks" and "tasks" are two collections, as on the other engines.
+      return [
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} VARCHAR(16) NOT NULL, ${q("row")} LONGTEXT NOT NULL, ${q("before")} LONGTEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) ENGINE=InnoDB`,
+        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL) ENGINE=InnoDB`,
+      ];
+  }
+}
+
+// Per driver, not per SqlChangeLog: the tables are the database's, whichever log instance asks first.
+const tablesReady = new WeakMap<SqlDriver, Promise<void>>();
+
+async function createTables(driver: SqlDriver): Promise<void> {
+  for (const statement of changeLogTables(driver.dialect)) {
+    try {
+      await driver.execute(statement, []);
+    } catch {
+      // Two processes creating at once: PostgreSQL may refuse the loser (23505 on pg_type); now the table exists.
+      await driver.execute(statement, []);
+    }
+  }
+}
+
+/** JSON text of a row: a bigint as its decimal text (JSON has no bigint), a Date as ISO text (its toJSON). */
+function rowText(row: ChangeRow): string {
+  return JSON.stringify(row, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
+}
+
+function assertCount(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
+}
+
+interface ChangeLine {
+  seq: number | string | bigint;
+  kind: string;
+  row: string;
+  before: string | null;
+  at: number | string | bigint;
+}
+
+/**
+ * The change log (`ChangeLog<SqlDriver>`) in two tables, {@link CHANGES_TABLE} and
+ * {@link CHANGE_HEADS_TABLE}, on SQLite, PostgreSQL and MySQL/MariaDB (not D1, which cannot hold a
+ * transaction open). `record` allocates seqs by incrementing the collection's head row, whose row lock
+ * holds the collection's other writers until commit, so seqs follow commit order (under READ
+ * COMMITTED, PostgreSQL's default; REPEATABLE READ makes a concurrent writer fail with a serialization
+ * error instead). On PostgreSQL it also notifies {@link CHANGES_CHANNEL}, delivered at commit.
+ *
+ * The tables are created on first use by `ready(driver)`, which `readAfter`, `bounds` and `trim` call;
+ * `record` cannot (its `tx` is a new object per transaction, and DDL would commit a MySQL transaction),
+ * so call `ready(driver)` before a driver's first write, or create the tables with {@link changeLogTables}.
+ *
+ * @example
+ * const log = new SqlChangeLog()
+ * await log.ready(driver)
+ * await driver.transaction!(async (tx) => {
+ *   const row = await tasks.insert(tx, { title: "a" })
+ *   await log.record(tx, "tasks", [{ kind: "created", row, before: null }])
+ * })
+ * const changes = await log.readAfter(driver, "tasks", 0, 100)
+ */
+export class SqlChangeLog implements ChangeLog<SqlDriver> {
+  /** Creates the tables once per driver (outside any transaction); later calls answer the same promise. */
+  ready(driver: SqlDriver): Promise<void> {
+    let ready = tablesReady.get(driver);
+    if (!ready) {
+      ready = createTables(driver);
+      tablesReady.set(driver, ready);
+      // A failure is not cached: the next call tries again.
+      ready.catch(() => tablesReady.delete(driver));
+    }
+    return ready;
+  }
+
+  async record(tx: SqlDriver, collection: string, changes: readonly ChangeToRecord[]): Promise<void> {
+    if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
+    if (changes.length === 0) return;
+    const head = await this.#advanceHead(tx, collection, changes.length);
+    const at = Date.now();
+    const first = head - changes.length + 1;
+    for (let start = 0; start < changes.length; start += INSERT_CHUNK) {
+      await this.#insert(tx, collection, changes.slice(start, start + INSERT_CHUNK), first + start, at);
+    }
+    if (familyOf(tx.dialect) === "postgres") await tx.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, collection]);
+  }
+
+  async readAfter(driver: SqlDriver, collection: string, afterSeq: number, limit: number): Promise<RecordedChange[]> {
+    assertCount("afterSeq", afterSeq);
+    assertCount("limit", limit);
+    await this.ready(driver);
+    const { dialect } = driver;
+    const q = dialect.quote;
+    const params: unknown[] = [collection, afterSeq];
+    const bind = (value: unknown) => {
+      params.push(value);
+      return dialect.placeholder(params.length);
+    };
+    const limitClause = dialect.limit ? dialect.limit(limit, bind) : dialect.limitOffset(limit, 0, bind);
+    const lines = await driver.query<ChangeLine>(
+      `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)}
+WHERE ${q("collection")} = ${dialect.placeholder(1)} AND ${q("seq")} > ${dialect.placeholder(2)}
+ORDER BY ${q("seq")} ${limitClause}`,
+      params,
+    );
+    return lines.map((line) => ({
+      seq: Number(line.seq),
+      kind: line.kind as ChangeKind,
+      row: JSON.parse(line.row) as ChangeRow,
+      before: line.before === null ? null : (JSON.parse(line.before) as ChangeRow),
+      at: Number(line.at),
+    }));
+  }
+
+  async bounds(driver: SqlDriver, collection: string): Promise<LogBounds> {
+    await this.ready(driver);
+    const { dialect } = driver;
+    const q = dialect.quote;
+    // One statement, so both numbers come from one snapshot.
+    const [line] = await driver.query<{ oldest: unknown; newest: unknown }>(
+      `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(1)}) AS ${q("oldest")},
+(SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(2)}) AS ${q("newest")}`,
+      [collection, collection],
+    );
+    const newest = line?.newest == null ? 0 : Number(line.newest);
+    // trim keeps the newest change; should every change be gone by other means, none up to the head is held.
+    const oldest = line?.oldest == null ? (newest > 0 ? newest + 1 : 0) : Number(line.oldest);
+    return { oldest, newest };
+  }
+
+  async trim(driver: SqlDriver, collection: string, retention: Retention): Promise<void> {
+    assertCount("retention.count", retention.count);
+    if (!(retention.maxAgeMs >= 0)) throw new RangeError("retention.maxAgeMs must be a non-negative number");
+    const { newest } = await this.bounds(driver, collection);
+    if (newest === 0) return;
+    const { dialect } = driver;
+    const q = dialect.quote;
+    const p = dialect.placeholder;
+    // An infinite age keeps every change the count keeps: no `at` is below 0.
+    const cutoff = Number.isFinite(retention.maxAgeMs) ? Math.floor(Date.now() - retention.maxAgeMs) : 0;
+    // `seq < newest` keeps the newest change whatever the retention, so bounds stay meaningful.
+    await driver.execute(
+      `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${p(1)} AND ${q("seq")} < ${p(2)}
+AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
+      [collection, newest, newest - retention.count, cutoff],
+    );
+  }
+
+  /** Adds `count` to the collection's head (creating it at `count`) and answers the new head, its row locked until commit. */
+  async #advanceHead(tx: SqlDriver, collection: string, count: number): Promise<number> {
+    const { dialect } = tx;
+    const q = dialect.quote;
+    const heads = q(CHANGE_HEADS_TABLE);
+    const seq = q("seq");
+    if (familyOf(dialect) === "mysql") {
+      // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
+      await tx.execute(
+        `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (?, ?) ON DUPLICATE KEY UPDATE ${seq} = ${seq} + ?`,
+        [collection, count, count],
+      );
+      // A locking read answers the row as this transaction left it, whatever its snapshot.
+      const [line] = await tx.query<{ seq: unknown }>(
+        `SELECT ${seq} FROM ${heads} WHERE ${q("collection")} = ? FOR UPDATE`,
+        [collection],
+      );
+      return Number(line.seq);
+    }
+    const p = dialect.placeholder;
+    // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
+    const [line] = await tx.query<{ seq: unknown }>(
+      `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (${p(1)}, ${p(2)})
+ON CONFLICT (${q("collection")}) DO UPDATE SET ${seq} = ${heads}.${seq} + excluded.${seq} RETURNING ${seq}`,
+      [collection, count],
+    );
+    return Number(line.seq);
+  }
+
+  async #insert(
+    tx: SqlDriver,
+    collection: string,
+    changes: readonly ChangeToRecord[],
+    firstSeq: number,
+    at: number,
+  ): Promise<void> {
+    const { dialect } = tx;
+    const q = dialect.quote;
+    const params: unknown[] = [];
+    const tuples = changes.map((change, index) => {
+      const before = change.before === null ? null : rowText(change.before);
+      const values = [collection, firstSeq + index, change.kind, rowText(change.row), before, at];
+      const placeholders = values.map((value) => {
+        params.push(value);
+        return dialect.placeholder(params.length);
+      });
+      return `(${placeholders.join(", ")})`;
+    });
+    const columns = ["collection", "seq", "kind", "row", "before", "at"].map(q).join(", ");
+    await tx.execute(`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES ${tuples.join(", ")}`, params);
+  }
+}
