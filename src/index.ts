@@ -193,6 +193,7 @@ export {
   type PgQueryable,
   pgDriver,
   pgliteDriver,
+  postgresBroker,
   type SafeFilters,
   SqlChangeLog,
   type SqlDriver,

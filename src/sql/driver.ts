@@ -55,6 +55,21 @@ export interface SqlDriver {
    * ]);
    */
   batch?(statements: SqlStatement[]): Promise<Record<string, unknown>[][]>;
+  /**
+   * Listens on a notification channel (PostgreSQL's LISTEN, on the pg driver): `onNotify` gets the
+   * payload of each notification sent to `channel` (`pg_notify`, delivered when its transaction
+   * commits) until the returned function is called. All listens of a driver share one connection;
+   * when it is lost, each listener's `onLost` is called once and nothing more arrives on that listen.
+   *
+   * @example
+   * const stop = await driver.listen!("specroute_changes", (collection) => console.log(collection, "changed"))
+   * await stop()
+   */
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onLost?: (error: Error) => void,
+  ): Promise<() => Promise<void>>;
   /** Closes the underlying client, when it can be closed. */
   close?(): Promise<void>;
 }

@@ -1,11 +1,23 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
-import { betterSqlite3Driver, mariadbDialect, mysql2Driver, mysqlDialect, pgDriver } from "../../src/sql";
-import { describeChangeLogSuite } from "./change-log.case";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  betterSqlite3Driver,
+  CHANGE_HEADS_TABLE,
+  CHANGES_TABLE,
+  mariadbDialect,
+  mysql2Driver,
+  mysqlDialect,
+  pgDriver,
+  postgresBroker,
+  SqlChangeLog,
+} from "../../src/sql";
+import { describeChangeLogSuite, eventually, sleep } from "./change-log.case";
 
 const pgUrl = process.env.SPECROUTE_PG_URL;
 const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
@@ -58,3 +70,135 @@ for (const dialect of [mysqlDialect, mariadbDialect]) {
     },
   });
 }
+
+describe.skipIf(!pgUrl)("PostgreSQL notifications: the pg driver's listen and postgresBroker", () => {
+  const id = randomUUID().slice(0, 8);
+  // Its own application_name, so a test can find the listening connection among the shared server's.
+  const applicationName = `specroute-listen-${id}`;
+  const pool = new pg.Pool({ connectionString: pgUrl, max: 4, application_name: applicationName });
+  const driver = pgDriver(pool);
+  const log = new SqlChangeLog();
+  let counter = 0;
+  const fresh = (label: string) => `pgn-${id}-${label}-${++counter}`;
+  const change = { kind: "created", row: { id: 1 }, before: null } as const;
+
+  beforeAll(() => log.ready(driver));
+  afterAll(async () => {
+    for (const table of [CHANGES_TABLE, CHANGE_HEADS_TABLE]) {
+      await driver.execute(`DELETE FROM "${table}" WHERE "collection" LIKE $1`, [`pgn-${id}-%`]);
+    }
+    await driver.close!();
+  });
+
+  it("wakes a watcher when a recording transaction commits, not while it runs, not when it rolls back", async () => {
+    const collection = fresh("commit");
+    const broker = postgresBroker(driver);
+    let wakes = 0;
+    const stop = await broker.watch(collection, () => wakes++);
+    await expect(
+      driver.transaction!(async (tx) => {
+        await log.record(tx, collection, [change]);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    await driver.transaction!(async (tx) => {
+      await log.record(tx, collection, [change]);
+      await sleep(150);
+      expect(wakes).toBe(0);
+    });
+    expect(await eventually(() => wakes === 1)).toBe(true);
+    await sleep(150);
+    expect(wakes).toBe(1);
+    await broker.committed(collection);
+    expect(wakes).toBe(1);
+    await stop();
+  });
+
+  it("wakes only the watchers of the collection that changed, and gives the listening connection back when none is left", async () => {
+    const [a, b] = [fresh("a"), fresh("b")];
+    const broker = postgresBroker(driver);
+    const woken: string[] = [];
+    const stopA = await broker.watch(a, () => woken.push("a"));
+    const stopB = await broker.watch(b, () => woken.push("b"));
+    expect(pool.totalCount - pool.idleCount).toBe(1);
+    await driver.transaction!((tx) => log.record(tx, b, [change]));
+    expect(await eventually(() => woken.length === 1)).toBe(true);
+    expect(woken).toEqual(["b"]);
+    await stopB();
+    await driver.transaction!((tx) => log.record(tx, b, [change]));
+    await driver.transaction!((tx) => log.record(tx, a, [change]));
+    expect(await eventually(() => woken.length === 2)).toBe(true);
+    await sleep(100);
+    expect(woken).toEqual(["b", "a"]);
+    await stopA();
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  });
+
+  it("logs a lost listening connection and wakes every watcher a last time, without crashing; a later watch listens again", async () => {
+    const [a, b] = [fresh("lost-a"), fresh("lost-b")];
+    const broker = postgresBroker(driver);
+    const woken: string[] = [];
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const stopA = await broker.watch(a, () => woken.push("a"));
+      const stopB = await broker.watch(b, () => woken.push("b"));
+      const admin = new pg.Client({ connectionString: pgUrl });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query(
+          "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
+          [applicationName],
+        );
+        expect(rows).toEqual([{ ended: true }]);
+      } finally {
+        await admin.end();
+      }
+      expect(await eventually(() => woken.length === 2)).toBe(true);
+      expect(woken.sort()).toEqual(["a", "b"]);
+      expect(logged).toHaveBeenCalledWith(
+        "[specroute] lost the PostgreSQL connection listening for notifications:",
+        expect.any(Error),
+      );
+      await stopA();
+      let wakes = 0;
+      const stop = await broker.watch(a, () => wakes++);
+      await driver.transaction!((tx) => log.record(tx, a, [change]));
+      expect(await eventually(() => wakes === 1)).toBe(true);
+      await stop();
+      // b's watcher stayed: the new listen wakes it too.
+      await driver.transaction!((tx) => log.record(tx, b, [change]));
+      expect(await eventually(() => woken.length === 3)).toBe(true);
+      await stopB();
+      await sleep(100);
+      expect(woken).toEqual(["a", "b", "b"]);
+      expect(pool.totalCount - pool.idleCount).toBe(0);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("listens over a single Client too, until unlistened", async () => {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    const single = pgDriver(client);
+    const channel = `specroute_test_${id}`;
+    const payloads: string[] = [];
+    try {
+      const stop = await single.listen!(channel, (payload) => payloads.push(payload));
+      await driver.query("SELECT pg_notify($1, $2)", [channel, "one"]);
+      expect(await eventually(() => payloads.length === 1)).toBe(true);
+      await stop();
+      await driver.query("SELECT pg_notify($1, $2)", [channel, "two"]);
+      await sleep(150);
+      expect(payloads).toEqual(["one"]);
+    } finally {
+      await single.close!();
+    }
+  });
+
+  it("refuses a driver that cannot listen", () => {
+    const db = new Database(":memory:");
+    expect(() => postgresBroker(betterSqlite3Driver(db))).toThrow(TypeError);
+    db.close();
+  });
+});

@@ -1,5 +1,6 @@
 import { postgresDialect } from "../dialects/postgres";
 import type { SqlDriver } from "../driver";
+import { isNotifying, type ListenConnection, PgListens } from "./pg-listen";
 import { ConnectionLock, runTransaction } from "./transaction";
 import { bigintAsText } from "./values";
 
@@ -35,10 +36,27 @@ function isPool(client: PgQueryable): boolean {
   return typeof client.connect === "function" && "totalCount" in client;
 }
 
+/** Checks one client out of a pool for the driver's listens, for as long as one channel is listened. */
+function pooledListenConnection(pool: PgQueryable): () => Promise<ListenConnection> {
+  return async () => {
+    const checkedOut = (await pool.connect!()) as PgPoolClient;
+    if (!isNotifying(checkedOut)) {
+      checkedOut.release();
+      throw new TypeError("pgDriver.listen needs a pool whose clients emit notifications (node-postgres)");
+    }
+    return {
+      client: checkedOut,
+      send: (sql) => checkedOut.query(sql),
+      release: (error) => checkedOut.release(error ?? false),
+    };
+  };
+}
+
 /**
  * Driver over a node-postgres pool or client. Note: pg returns BIGINT and NUMERIC as strings;
  * `SqlTable` turns them back into numbers for `z.number()` fields. `transaction()` checks one client
  * out of a Pool; over a single Client it holds that client, other statements waiting for it.
+ * `listen()` holds one client of a Pool while any channel is listened (over a Client, that client).
  *
  * @example
  * import pg from "pg"
@@ -46,12 +64,16 @@ function isPool(client: PgQueryable): boolean {
  */
 export function pgDriver(client: PgQueryable): SqlDriver {
   const shared = statements(client);
+  const listens = isPool(client) ? new PgListens(pooledListenConnection(client)) : null;
   const close = async () => {
+    // A client still checked out for listens would keep the pool's end() waiting.
+    await listens?.close();
     await client.end?.();
   };
-  if (isPool(client)) {
+  if (listens) {
     return {
       ...shared,
+      listen: (channel, onNotify, onLost) => listens.listen(channel, onNotify, onLost),
       async transaction(work) {
         const checkedOut = (await client.connect!()) as PgPoolClient;
         // A client whose ROLLBACK failed goes back to the pool as broken, so the pool drops it.
@@ -71,6 +93,14 @@ export function pgDriver(client: PgQueryable): SqlDriver {
     };
   }
   const lock = new ConnectionLock();
+  // Over one Client, its listens share it with every statement: LISTEN waits for a transaction to end.
+  const own = isNotifying(client)
+    ? new PgListens(async () => ({
+        client,
+        send: (sql) => lock.whenFree(() => client.query(sql)),
+        release: () => undefined,
+      }))
+    : null;
   return {
     dialect: postgresDialect,
     query: <T>(sql: string, params: unknown[]) => lock.whenFree(() => shared.query<T>(sql, params)),
@@ -78,6 +108,10 @@ export function pgDriver(client: PgQueryable): SqlDriver {
     transaction(work) {
       return lock.hold(() => runTransaction(shared, (statement) => client.query(statement), work));
     },
-    close,
+    ...(own && { listen: (channel, onNotify, onLost) => own.listen(channel, onNotify, onLost) }),
+    async close() {
+      await own?.close();
+      await client.end?.();
+    },
   };
 }
