@@ -10,12 +10,14 @@ import {
   betterSqlite3Driver,
   CHANGE_HEADS_TABLE,
   CHANGES_TABLE,
+  changeLogTables,
   mariadbDialect,
   mysql2Driver,
   mysqlDialect,
   pgDriver,
   postgresBroker,
   SqlChangeLog,
+  type SqlDriver,
 } from "../../src/sql";
 import { describeChangeLogSuite, eventually, sleep } from "./change-log.case";
 
@@ -200,5 +202,100 @@ describe.skipIf(!pgUrl)("PostgreSQL notifications: the pg driver's listen and po
     const db = new Database(":memory:");
     expect(() => postgresBroker(betterSqlite3Driver(db))).toThrow(TypeError);
     db.close();
+  });
+});
+
+/** Drivers that race to create the change log's tables in a schema or database of their own, dropped after. */
+interface FreshDatabase {
+  drivers: SqlDriver[];
+  drop(): Promise<void>;
+}
+
+const freshDatabases: Array<[string, string | undefined, () => Promise<FreshDatabase>]> = [
+  [
+    "postgresql (pg), a schema of its own",
+    pgUrl,
+    async () => {
+      const schema = `specroute_ready_${randomUUID().slice(0, 8)}`;
+      const admin = pgDriver(new pg.Pool({ connectionString: pgUrl, max: 1 }));
+      await admin.execute(`CREATE SCHEMA "${schema}"`, []);
+      const drivers = Array.from({ length: 4 }, () =>
+        pgDriver(new pg.Pool({ connectionString: pgUrl, max: 2, options: `-c search_path=${schema}` })),
+      );
+      return {
+        drivers,
+        async drop() {
+          for (const driver of drivers) await driver.close!();
+          await admin.execute(`DROP SCHEMA "${schema}" CASCADE`, []);
+          await admin.close!();
+        },
+      };
+    },
+  ],
+  [
+    "mysql2 (mariadb dialect), a database of its own",
+    mysqlUrl,
+    async () => {
+      const database = `specroute_ready_${randomUUID().slice(0, 8)}`;
+      const admin = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 1 }));
+      await admin.execute(`CREATE DATABASE \`${database}\``, []);
+      const drivers = Array.from({ length: 4 }, () =>
+        mysql2Driver(mysql.createPool({ uri: mysqlUrl, database, connectionLimit: 2 }), { dialect: mariadbDialect }),
+      );
+      return {
+        drivers,
+        async drop() {
+          for (const driver of drivers) await driver.close!();
+          await admin.execute(`DROP DATABASE \`${database}\``, []);
+          await admin.close!();
+        },
+      };
+    },
+  ],
+];
+
+for (const [name, url, open] of freshDatabases) {
+  describe.skipIf(!url)(`SqlChangeLog.ready on ${name}`, () => {
+    it("creates the tables once, also when several processes race to, and a write then reads back anywhere", async () => {
+      const fresh = await open();
+      try {
+        const [first, ...others] = fresh.drivers;
+        // Each driver its own log instance, as separate processes would be.
+        await Promise.all(fresh.drivers.map((driver) => new SqlChangeLog().ready(driver)));
+        const log = new SqlChangeLog();
+        await first.transaction!((tx) => log.record(tx, "race", [{ kind: "created", row: { id: 1 }, before: null }]));
+        for (const other of others) expect(await log.bounds(other, "race")).toEqual({ oldest: 1, newest: 1 });
+        // The DDL for migrations is the same, and may run again.
+        for (const statement of changeLogTables(first.dialect)) await first.execute(statement, []);
+        expect(await log.readAfter(first, "race", 0, 10)).toMatchObject([{ seq: 1, row: { id: 1 } }]);
+      } finally {
+        await fresh.drop();
+      }
+    });
+  });
+}
+
+describe("SqlChangeLog.ready on better-sqlite3", () => {
+  it("creates the tables on a database that has none, and a failed creation is tried again", async () => {
+    const db = new Database(":memory:");
+    const driver = betterSqlite3Driver(db);
+    const log = new SqlChangeLog();
+    const names = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
+    expect(names()).toEqual([]);
+    expect(await log.bounds(driver, "tasks")).toEqual({ oldest: 0, newest: 0 });
+    expect(names()).toEqual([{ name: CHANGE_HEADS_TABLE }, { name: CHANGES_TABLE }]);
+    db.close();
+    const other = new Database(":memory:");
+    const real = betterSqlite3Driver(other);
+    // The real database, its first two statements refused (the creation and its one retry).
+    let refusals = 2;
+    const flaky: SqlDriver = {
+      ...real,
+      execute: (sql, params) => (refusals-- > 0 ? Promise.reject(new Error("busy")) : real.execute(sql, params)),
+    };
+    await expect(log.ready(flaky)).rejects.toThrow("busy");
+    await log.ready(flaky);
+    expect(await log.bounds(flaky, "tasks")).toEqual({ oldest: 0, newest: 0 });
+    other.close();
   });
 });
