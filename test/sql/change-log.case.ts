@@ -101,6 +101,17 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
       expect(await log.bounds(driver, collection)).toEqual({ oldest: 1, newest: 3 });
     });
 
+    it("answers an oldest above the head when every change was removed by other means, so a reader knows it missed them", async () => {
+      const collection = fresh("emptied");
+      await record(collection, [created(1), created(2)]);
+      const q = driver.dialect.quote;
+      await driver.execute(
+        `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${driver.dialect.placeholder(1)}`,
+        [collection],
+      );
+      expect(await log.bounds(driver, collection)).toEqual({ oldest: 3, newest: 2 });
+    });
+
     it("keeps one log per collection name, which is bound as data (case, quotes and all)", async () => {
       const name = fresh("Names");
       const others = [name.toLowerCase(), `${name}'; DROP TABLE ${CHANGES_TABLE}; --`, `${name}"\`\\`];

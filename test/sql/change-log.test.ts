@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
@@ -15,6 +16,7 @@ import {
   mysql2Driver,
   mysqlDialect,
   pgDriver,
+  pgliteDriver,
   postgresBroker,
   SqlChangeLog,
   type SqlDriver,
@@ -47,6 +49,15 @@ describeChangeLogSuite({
         rmSync(dir, { recursive: true, force: true });
       },
     };
+  },
+});
+
+describeChangeLogSuite({
+  name: "pglite",
+  family: "postgres",
+  async connect() {
+    const db = new PGlite();
+    return { driver: pgliteDriver(db), close: () => db.close() };
   },
 });
 
