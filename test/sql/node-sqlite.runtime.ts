@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { nodeSqliteDriver } from "../../src/sql";
+import { describeChangeLogSuite } from "./change-log.case";
 import { describeTableSuite } from "./table.case";
 
 describeTableSuite({
@@ -30,5 +31,14 @@ describeTableSuite({
         rmSync(dir, { recursive: true, force: true });
       },
     };
+  },
+});
+
+describeChangeLogSuite({
+  name: "node:sqlite (memory)",
+  family: "sqlite",
+  async connect() {
+    const db = new DatabaseSync(":memory:");
+    return { driver: nodeSqliteDriver(db), close: async () => void db.close() };
   },
 });
