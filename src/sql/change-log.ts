@@ -99,6 +99,8 @@ interface ChangeLine {
  * The tables are created on first use by `ready(driver)`, which `readAfter`, `bounds` and `trim` call;
  * `record` cannot (its `tx` is a new object per transaction, and DDL would commit a MySQL transaction),
  * so call `ready(driver)` before a driver's first write, or create the tables with {@link changeLogTables}.
+ * Call `readAfter`, `bounds` and `trim` on the driver, outside a transaction, for the same reason. A
+ * change's `at` is the recording process's clock.
  *
  * @example
  * const log = new SqlChangeLog()
