@@ -116,8 +116,14 @@ export function createClient<R>(baseUrl: string, options: ClientOptions = {}): C
       body = form;
     }
     const url = base + fillPath(path, input.param) + queryString(input.query);
-    const response = await send(new Request(url, { ...init, method: method.toUpperCase(), headers, body }));
-    const parsed = response.ok ? (readStream(response) ?? (await readBody(response))) : await readBody(response);
+    const request = new Request(url, { ...init, method: method.toUpperCase(), headers, body });
+    const response = await send(request);
+    const parsed = response.ok
+      ? (readStream(response, request) ?? (await readBody(response)))
+      : await readBody(response);
+    // Held until the body is read: undici follows a Request's signal through a weak reference, so an
+    // abort would be lost once the Request were collected.
+    keepUntilRead(request);
     return response.ok || (response.status >= 300 && response.status < 400)
       ? { ok: true, status: response.status, data: parsed, response }
       : { ok: false, status: response.status, error: parsed, response };
@@ -184,18 +190,26 @@ function cookieHeader(cookies: Record<string, unknown>): string {
  * line) is thrown as a {@link StreamError}; leaving the loop early cancels the response. Undefined when
  * the answer is not a stream.
  */
-function readStream(response: Response): AsyncIterableIterator<unknown> | undefined {
+function readStream(response: Response, request: Request): AsyncIterableIterator<unknown> | undefined {
   const type = (response.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   if (!response.body) return undefined;
-  if (type === "text/event-stream") return events(lines(response.body));
+  if (type === "text/event-stream") return events(lines(response.body, request));
   if (type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines") {
-    return jsonLines(lines(response.body));
+    return jsonLines(lines(response.body, request));
   }
   return undefined;
 }
 
-/** The body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is released on exit. */
-async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** Keeps `request` reachable for as long as the caller's frame is; a no-op the optimizer cannot drop. */
+function keepUntilRead(request: Request): void {
+  if (request.bodyUsed === undefined) throw new TypeError("not a Request");
+}
+
+/**
+ * The body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is released on
+ * exit. `request` is held while the body streams, so aborting its signal ends the stream (see `call`).
+ */
+async function* lines(body: ReadableStream<Uint8Array>, request: Request): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let pending = "";
@@ -217,6 +231,7 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
     pending += decoder.decode();
     if (pending !== "") yield pending;
   } finally {
+    keepUntilRead(request);
     await reader.cancel().catch(() => {});
   }
 }
