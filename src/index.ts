@@ -100,6 +100,8 @@ export {
 } from "./core/security/auth-schemes";
 export { type DocsAssetFile, getReDocUI, getSwaggerUI } from "./docs-ui";
 export {
+  type ChangeEvent,
+  ChangesEndpoint,
   CreateEndpoint,
   DEFAULT_PER_PAGE,
   DeleteEndpoint,
@@ -156,7 +158,19 @@ export {
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
 export { type ErrorFormat, formatChanfanaError, type HandlerZodErrors, renderException } from "./errors/render";
+export { ChangeFeed, type ChangeFeedOptions, changeFeed } from "./live/feed";
 export { pollingBroker } from "./live/polling-broker";
+export { type LiveStorage, recordedWrite, type WriteOutcome } from "./live/record";
+export type {
+  ChangeBroker,
+  ChangeKind,
+  ChangeLog,
+  ChangeRow,
+  ChangeToRecord,
+  LogBounds,
+  RecordedChange,
+  Retention,
+} from "./live/types";
 export { buildDocument } from "./openapi/document";
 export { extendZodWithOpenApi } from "./openapi/extend-zod";
 export { type ComponentDefinition, type ComponentType, OpenAPIRegistryMerger } from "./openapi/registry";
@@ -199,6 +213,7 @@ export {
   type SqlDriver,
   type SqlStatement,
   SqlTable,
+  sqlLiveStorage,
   UniqueViolationError,
   validateColumnName,
   validateOrderByColumn,
@@ -212,6 +227,7 @@ export {
   D1ListEndpoint,
   D1ReadEndpoint,
   D1UpdateEndpoint,
+  SqlChangesEndpoint,
   SqlCreateEndpoint,
   SqlDeleteEndpoint,
   SqlListEndpoint,

@@ -277,8 +277,18 @@ type Optional<T> = { [Key in keyof T]?: T[Key] };
 
 type CrudRequest<Kind, Meta, User, P extends string, M extends string, I> = {
   param: ParamsFor<P, Part<User, "params">, ColumnsOf<Meta>>;
-  query: User extends { query: unknown } ? Part<User, "query"> : Kind extends "list" ? ListQuery<I, Meta> : undefined;
-  header: Part<User, "headers">;
+  query: User extends { query: unknown }
+    ? Part<User, "query">
+    : Kind extends "list"
+      ? ListQuery<I, Meta>
+      : Kind extends "changes"
+        ? Simplify<FilterQuery<I, ColumnsOf<Meta>>>
+        : undefined;
+  header: User extends { headers: unknown }
+    ? Part<User, "headers">
+    : Kind extends "changes"
+      ? { "Last-Event-ID"?: string }
+      : Part<User, "headers">;
   cookie: Part<User, "cookies">;
   body: User extends { body: unknown }
     ? BodyOf<User>
@@ -320,14 +330,17 @@ type ListQuery<I, Meta, Columns = ColumnsOf<Meta>> = Simplify<
       | NameOf<PropOf<I, "perPageFieldName">, "per_page">]?: number;
   } & {
     [K in PaginationOf<I> extends "page" ? never : NameOf<PropOf<I, "cursorFieldName">, "cursor">]?: string;
-  } & {
-    [K in FieldsIn<PropOf<I, "filterFields">, Columns>]?: Exclude<Columns[K], null | undefined>;
-  } & OperatorQuery<PropOf<I, "filterOperators">, Columns> & {
+  } & FilterQuery<I, Columns> & {
       [K in NameOf<PropOf<I, "searchFieldName">, "search">]?: string;
     } & {
       [K in NameOf<PropOf<I, "orderByFieldName">, "order_by">]?: FieldsIn<PropOf<I, "orderByFields">, Columns>;
     } & { [K in NameOf<PropOf<I, "orderByDirectionFieldName">, "order_by_direction">]?: "asc" | "desc" }
 >;
+
+/** The filter parameters of a list or a changes feed: `filterFields` exact, `filterOperators` as `field__op`. */
+type FilterQuery<I, Columns> = {
+  [K in FieldsIn<PropOf<I, "filterFields">, Columns>]?: Exclude<Columns[K], null | undefined>;
+} & OperatorQuery<PropOf<I, "filterOperators">, Columns>;
 
 type PropOf<I, K extends string> = I extends { [P in K]: infer T } ? T : undefined;
 
@@ -402,20 +415,32 @@ type UserOverCrud<User extends Answer, Derived extends Answer> =
   | User
   | (Derived extends { status: User["status"] } ? never : Derived);
 
-type CrudAnswer<Kind, Meta, I> = Kind extends "list"
-  ? {
-      status: 200;
-      output: { success: true; result: SerializedOf<Meta>[]; result_info: ListInfo<PaginationOf<I>> };
-      format: "json";
+/** The events of a changes feed, told apart by `event`. */
+export type ChangeEventOf<Meta> =
+  | {
+      event: "created" | "updated" | "deleted";
+      id: string;
+      data: { object: SerializedOf<Meta>; etag?: string };
     }
-  : {
-      status: Kind extends "create" ? 201 : 200;
-      output: {
-        success: true;
-        result: Kind extends "create" ? OneOrBulk<I, SerializedOf<Meta>> : SerializedOf<Meta>;
+  | { event: "reset" | "lagged"; id?: undefined; data: { message: string } }
+  | { event: "error"; id?: undefined; data: ErrorEnvelope };
+
+type CrudAnswer<Kind, Meta, I> = Kind extends "changes"
+  ? { status: 200; output: AsyncIterableIterator<ChangeEventOf<Meta>>; format: "stream" }
+  : Kind extends "list"
+    ? {
+        status: 200;
+        output: { success: true; result: SerializedOf<Meta>[]; result_info: ListInfo<PaginationOf<I>> };
+        format: "json";
+      }
+    : {
+        status: Kind extends "create" ? 201 : 200;
+        output: {
+          success: true;
+          result: Kind extends "create" ? OneOrBulk<I, SerializedOf<Meta>> : SerializedOf<Meta>;
+        };
+        format: "json";
       };
-      format: "json";
-    };
 
 type Cursors = { next_cursor: string | null; prev_cursor: string | null };
 

@@ -1,4 +1,5 @@
 export { ModelEndpoint } from "./base";
+export { type ChangeEvent, ChangesEndpoint } from "./changes";
 export { CreateEndpoint } from "./create";
 export type { Pagination } from "./cursor";
 export { DeleteEndpoint } from "./delete";

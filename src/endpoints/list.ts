@@ -29,7 +29,7 @@ const OPERATORS: Record<FilterOperatorName, FilterOperator> = {
 };
 
 /** Which model field and comparison one query parameter stands for. */
-interface FilterParameter {
+export interface FilterParameter {
   key: string;
   field: string;
   operator: FilterOperator;
@@ -368,7 +368,7 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
   }
 }
 
-function compileFilterParameters(
+export function compileFilterParameters(
   meta: ResolvedMeta,
   filterFields: string[],
   filterOperators: Record<string, FilterOperatorName[]>,
@@ -397,7 +397,7 @@ function checkFields(meta: ResolvedMeta, names: string[], option: string): void 
  * is an integer, a date field's a date): the field itself, an exploded array of it for `__in`, a
  * boolean for `__isnull`. Query strings are coerced to these types before validation.
  */
-function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
+export function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
   if (operator === "ISNULL") return z.boolean().optional();
   const member = bareField(field);
   if (operator !== "IN") return member.optional();
@@ -408,7 +408,7 @@ function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
     .meta({ param: { style: "form", explode: true } });
 }
 
-function filterDescription(field: string, operator: FilterOperator): string {
+export function filterDescription(field: string, operator: FilterOperator): string {
   const words: Record<FilterOperator, string> = {
     EQ: "is equal to this value",
     NE: "is not equal to this value",

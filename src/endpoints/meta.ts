@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { type ChangeFeed, isChangeFeed } from "../live/feed";
 import type { Meta, Model, ModelComplete, SerializerContext } from "./types";
 
 /** A Meta with every default filled in, as the endpoints read it. */
@@ -13,6 +14,8 @@ export interface ResolvedMeta {
   columns: z.ZodObject;
   pathParameters: string[] | null;
   tags?: string[];
+  /** The live collection's settings, when its changes are recorded. */
+  changes?: ChangeFeed;
 }
 
 const resolved = new WeakMap<Meta, ResolvedMeta>();
@@ -23,6 +26,9 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
   if (!result) {
     if (!meta?.model?.schema || !Array.isArray(meta.model.primaryKeys)) {
       throw new Error("_meta must have a model with a schema and primaryKeys");
+    }
+    if (meta.changes !== undefined && !isChangeFeed(meta.changes)) {
+      throw new Error("_meta.changes must be a change feed (changeFeed())");
     }
     result = {
       model: {
@@ -38,6 +44,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
       columns: meta.fields ? meta.model.schema.extend(meta.fields.shape) : meta.model.schema,
       pathParameters: meta.pathParameters ?? null,
       tags: meta.tags,
+      ...(meta.changes === undefined ? {} : { changes: meta.changes }),
     };
     resolved.set(meta, result);
   }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ChangeFeed } from "../live/feed";
 
 /**
  * Comparison a filter condition applies. `LIKE` carries the list search term; `ISNULL` carries a
@@ -122,6 +123,11 @@ export interface Meta<S extends z.ZodObject = z.ZodObject> {
   /** URL parameter names that identify the resource, in order; defaults to the model's primary keys. */
   pathParameters?: string[];
   tags?: string[];
+  /**
+   * Makes the collection live: every write through the auto endpoints over this Meta records its change
+   * in the write's transaction, and a changes endpoint over it streams them (docs/live.md).
+   */
+  changes?: ChangeFeed;
 }
 
 /** A Model with its serializer and serializer schema filled in (what `MetaGenerator` gives). */

@@ -47,6 +47,12 @@ export interface LogBounds {
  */
 export interface ChangeLog<Session> {
   /**
+   * Takes the collection's write lock in the transaction `session` runs, held until it ends: writers of
+   * one collection then run one after another, so what a write reads of a row before changing it is
+   * what its change replaces. `record` takes it too where it was not taken.
+   */
+  lock(session: Session, collection: string): Promise<void>;
+  /**
    * Records `changes`, in order, in the transaction `session` runs (a `SqlDriver.transaction`'s `tx`):
    * they are seen when it commits and never when it rolls back. Where the storage's broker travels
    * with the transaction (PostgreSQL's NOTIFY), it is sent here too.

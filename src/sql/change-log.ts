@@ -124,6 +124,12 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     return ready;
   }
 
+  /** Takes the collection's head row (made at 0 when new), locked until the transaction ends. */
+  async lock(tx: SqlDriver, collection: string): Promise<void> {
+    if (!tx.transaction) throw new TypeError("SqlChangeLog.lock runs in a transaction: pass driver.transaction's tx");
+    await this.#advanceHead(tx, collection, 0);
+  }
+
   async record(tx: SqlDriver, collection: string, changes: readonly ChangeToRecord[]): Promise<void> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
     if (changes.length === 0) return;

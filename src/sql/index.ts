@@ -50,6 +50,7 @@ export {
   identifierProblem,
   parseTableName,
 } from "./identifiers";
+export { sqlLiveStorage } from "./live";
 export { postgresBroker } from "./postgres-broker";
 export type { SearchClause } from "./statement";
 export type {

@@ -221,6 +221,7 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
         let polls = 0;
         // The real log, its bounds counted: the broker's polls, to see its timer stop.
         const counted: ChangeLog<SqlDriver> = {
+          lock: log.lock.bind(log),
           record: log.record.bind(log),
           readAfter: log.readAfter.bind(log),
           trim: log.trim.bind(log),

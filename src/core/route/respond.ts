@@ -268,6 +268,14 @@ export function streamOffersOf(content: ContentObject | undefined): StreamOffer[
   return offers;
 }
 
+/** A heartbeat among a stream's items: an SSE comment line, which keeps idle proxies from closing it; nothing in JSON Lines. */
+export interface StreamHeartbeat {
+  readonly heartbeat: true;
+}
+
+/** The heartbeat item (see `StreamHeartbeat`): never checked against the item schema, never data. */
+export const STREAM_HEARTBEAT: StreamHeartbeat = Object.freeze({ heartbeat: true });
+
 /** Whether `handle()` returned something to stream: an async iterable (an async generator, a channel). */
 export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return (
@@ -309,6 +317,11 @@ export function streamResponse(
           if (next.done) {
             ended = true;
             controller.close();
+            return;
+          }
+          if (next.value === STREAM_HEARTBEAT) {
+            if (offer.format === "sse") controller.enqueue(encoder.encode(":\n\n"));
+            else controller.enqueue(new Uint8Array(0));
             return;
           }
           const item = schema ? await checked(schema, next.value) : next.value;

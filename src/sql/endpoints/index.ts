@@ -1,5 +1,5 @@
 import { SqlBacked } from "./sql-backed";
-import { StoredCreate, StoredDelete, StoredList, StoredRead, StoredUpdate } from "./stored";
+import { StoredChanges, StoredCreate, StoredDelete, StoredList, StoredRead, StoredUpdate } from "./stored";
 
 export { toSqlDriver } from "./sql-backed";
 
@@ -67,3 +67,15 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any> extends /* 
 export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlListEndpoint<HandleArgs> {
   override dbName = "DB";
 }
+
+/**
+ * Changes over SQL: a live collection's changes as Server-Sent Events (see `ChangesEndpoint`), read from
+ * the change log the SQL writes of the same Meta record in their transactions; PostgreSQL's NOTIFY wakes
+ * the listeners of every process, other engines are polled (docs/live.md).
+ *
+ * @example
+ * class TaskChanges extends SqlChangesEndpoint { _meta = { model: taskModel, changes: taskFeed }; filterFields = ["done"]; }
+ */
+export class SqlChangesEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredChanges(
+  SqlBacked,
+)<HandleArgs> {}

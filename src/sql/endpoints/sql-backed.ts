@@ -1,8 +1,10 @@
 import type { Logger } from "../../endpoints/types";
+import type { LiveStorage } from "../../live/record";
 import { getD1Binding } from "../d1-helpers";
 import type { SqlDriver } from "../driver";
 import type { D1DatabaseLike } from "../drivers/d1";
 import { d1Driver } from "../drivers/d1";
+import { sqlLiveStorage } from "../live";
 import { SqlTable } from "../table";
 import { type EndpointClass, environment, StorageBacked, type StorageBackedMembers } from "./storage-backed";
 
@@ -99,6 +101,18 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     protected openSession(db: SqlDriver): SqlDriver {
       const { logger } = this;
       return logger ? loggingDriver(db, logger, this.constructor.name) : db;
+    }
+
+    protected get recordsChanges(): boolean {
+      return true;
+    }
+
+    override liveStorage(db: SqlDriver): LiveStorage<SqlDriver> {
+      const live = sqlLiveStorage(this.meta.changes!, db, this.meta.model.tableName);
+      const { logger } = this;
+      if (!logger) return live;
+      // The write and its change go to the logger as every statement of the endpoint does.
+      return { ...live, transaction: (work) => live.transaction((tx) => work(this.openSession(tx))) };
     }
 
     /**

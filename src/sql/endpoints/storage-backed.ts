@@ -3,6 +3,7 @@ import type { ModelEndpoint } from "../../endpoints/base";
 import type { ResolvedMeta } from "../../endpoints/meta";
 import type { Logger } from "../../endpoints/types";
 import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
+import { type LiveStorage, recordedWrite, type WriteOutcome } from "../../live/record";
 import { freshException } from "../d1-helpers";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import type { StorageTable } from "../storage";
@@ -28,6 +29,11 @@ export interface StorageBackedMembers<Db, Session, Table extends StorageTable<Se
   storageTable?: Table;
   database(): Db;
   withTable<T>(operation: (table: Table, session: Session) => Promise<T>, write?: string): Promise<T>;
+  withWrite<T>(
+    write: string,
+    operation: (table: Table, session: Session, recording: boolean) => Promise<WriteOutcome<T>>,
+  ): Promise<T>;
+  liveStorage(db: Db): LiveStorage<Session>;
 }
 
 /**
@@ -69,6 +75,16 @@ export function StorageBacked<TBase extends EndpointClass, Db, Session, Table ex
     override prepareRoute(): void {
       super.prepareRoute();
       this.storageTable = this.openTable();
+      if (this.meta.changes && !this.recordsChanges) {
+        throw new Error(
+          `${this.constructor.name}: live collections (_meta.changes) are not supported on this storage yet`,
+        );
+      }
+    }
+
+    /** Whether this storage can record a live collection's changes (see `liveStorage`). */
+    protected get recordsChanges(): boolean {
+      return false;
     }
 
     /**
@@ -81,6 +97,33 @@ export function StorageBacked<TBase extends EndpointClass, Db, Session, Table ex
       const fromRouter = this.params?.router?.options?.db;
       if (fromRouter) return this.toDatabase(fromRouter, "The router's db option");
       throw new Error(`${this.constructor.name} has no database: set db, dbName, or the router's db option`);
+    }
+
+    /**
+     * The live collection on this storage (the Meta's change feed, the log and broker for `db`, and its
+     * transactions): what a write records its changes in and what a changes endpoint reads.
+     */
+    liveStorage(_db: Db): LiveStorage<Session> {
+      throw new Error(`${this.constructor.name}: live collections are not supported on this storage`);
+    }
+
+    /**
+     * @internal Runs one write, turning database errors into HTTP errors and logging it as `write`. On a
+     * live collection (the Meta names a change feed) it runs in one transaction with the changes it
+     * reports recorded there (`recording` is then true, so it reads what it needs for them).
+     */
+    async withWrite<T>(
+      write: string,
+      operation: (table: Table, session: Session, recording: boolean) => Promise<WriteOutcome<T>>,
+    ): Promise<T> {
+      if (!this.meta.changes)
+        return this.withTable(async (table, session) => (await operation(table, session, false)).result, write);
+      const table = this.storageTable!;
+      return databaseOperation(
+        { tableName: this.meta.model.tableName, logger: this.logger, constraintsMessages: this.constraintsMessages },
+        () => recordedWrite(this.liveStorage(this.database()), (session) => operation(table, session, true)),
+        write,
+      );
     }
 
     /**

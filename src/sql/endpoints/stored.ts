@@ -1,22 +1,24 @@
 /**
- * The five auto endpoints over any storage's table, written once: each mixin takes a storage's mixin
+ * The auto endpoints over any storage's table, written once: each mixin takes a storage's mixin
  * (SqlBacked, DrizzleBacked) and answers its endpoint's hooks with the table's operations, so
  * `StoredRead(SqlBacked)` is the SQL Read and `StoredRead(DrizzleBacked)` the Drizzle one. One mixin per
  * class rather than one call making all five, so a bundle keeps only the classes an app uses.
  */
 import type { z } from "zod";
 import type { ResponseConfig } from "../../core/schema-types";
+import { ChangesEndpoint } from "../../endpoints/changes";
 import { CreateEndpoint } from "../../endpoints/create";
 import { DeleteEndpoint } from "../../endpoints/delete";
 import { ListEndpoint } from "../../endpoints/list";
 import { ReadEndpoint } from "../../endpoints/read";
 import type { Filters, ListFilters, ListResult, UpdateFilters } from "../../endpoints/types";
 import { UpdateEndpoint } from "../../endpoints/update";
+import type { ChangeSource } from "../../live/listen";
 import type { SqlRow, StorageTable } from "../storage";
 import { listPage } from "./list-page";
 import { createConflicts, type EndpointClass, type StorageBackedMembers, uniqueConflicts } from "./storage-backed";
 
-// The five mixins below are alike on purpose: each answers one endpoint kind's hooks with the table's operations.
+// The six mixins below are alike on purpose: each answers one endpoint kind's hooks with the table's operations.
 
 /** A mixin's members, as a class the endpoint it returns extends. */
 type Adds<Members> = abstract new (...args: any[]) => Members;
@@ -53,11 +55,17 @@ export function StoredCreate<M extends AnyStorage>(
     }
 
     async create(data: Record<string, unknown>): Promise<SqlRow> {
-      return this.withTable((table, session) => table.insert(session, data), "create");
+      return this.withWrite("create", async (table, session) => {
+        const row = await table.insert(session, data);
+        return { result: row, changes: [{ kind: "created", row, before: null }] };
+      });
     }
 
     override async createMany(items: Record<string, unknown>[]): Promise<SqlRow[]> {
-      return this.withTable((table, session) => table.insertMany(session, items), "createMany");
+      return this.withWrite("createMany", async (table, session) => {
+        const rows = await table.insertMany(session, items);
+        return { result: rows, changes: rows.map((row) => ({ kind: "created" as const, row, before: null })) };
+      });
     }
   }
   return StoredCreateEndpoint as unknown as Adds<StoredCreateMembers> & typeof CreateEndpoint & Adds<M>;
@@ -100,10 +108,12 @@ export function StoredUpdate<M extends AnyStorage>(
     /** With a matched `If-Match`, the write happens only while the row is still the one `getObject` read. */
     async update(_oldObj: unknown, filters: UpdateFilters): Promise<SqlRow> {
       const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
-      const row = await this.withTable(
-        (table, session) => table.update(session, filters.filters, this.changedData(filters), { ifUnchanged }),
-        "update",
-      );
+      const row = await this.withWrite("update", async (table, session, recording) => {
+        // A live collection's change carries the row as it was, read under the collection's write lock.
+        const before = recording ? await table.selectOne(session, filters.filters) : null;
+        const row = await table.update(session, filters.filters, this.changedData(filters), { ifUnchanged });
+        return { result: row, changes: row ? [{ kind: "updated" as const, row, before }] : [] };
+      });
       return row ?? this.missingObject();
     }
   }
@@ -127,7 +137,10 @@ export function StoredDelete<M extends AnyStorage>(
     /** With a matched `If-Match`, deletes only while the row is still the one `getObject` read. */
     async delete(_oldObj: unknown, filters: Filters): Promise<SqlRow | null> {
       const ifUnchanged = this.ifMatchObject as SqlRow | undefined;
-      return this.withTable((table, session) => table.delete(session, filters.filters, { ifUnchanged }), "delete");
+      return this.withWrite("delete", async (table, session) => {
+        const row = await table.delete(session, filters.filters, { ifUnchanged });
+        return { result: row, changes: row ? [{ kind: "deleted" as const, row, before: null }] : [] };
+      });
     }
   }
   return StoredDeleteEndpoint as unknown as Adds<StoredDeleteMembers> & typeof DeleteEndpoint & Adds<M>;
@@ -164,4 +177,20 @@ export function StoredList<M extends AnyStorage>(
     }
   }
   return StoredListEndpoint as unknown as Adds<StoredListMembers> & typeof ListEndpoint & Adds<M>;
+}
+
+export interface StoredChangesMembers {
+  changeSource(): Promise<ChangeSource<unknown>>;
+}
+
+/** Changes: the live collection's change log on this storage, read from the request's database. */
+export function StoredChanges<M extends AnyStorage>(
+  Backed: StorageMixin<typeof ChangesEndpoint, M>,
+): Adds<StoredChangesMembers> & typeof ChangesEndpoint & Adds<M> {
+  abstract class StoredChangesEndpoint extends backed(Backed, ChangesEndpoint) {
+    override async changeSource(): Promise<ChangeSource<unknown>> {
+      return this.liveStorage(this.database()).source as ChangeSource<unknown>;
+    }
+  }
+  return StoredChangesEndpoint as unknown as Adds<StoredChangesMembers> & typeof ChangesEndpoint & Adds<M>;
 }

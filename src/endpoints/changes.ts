@@ -1,0 +1,194 @@
+import { z } from "zod";
+import type { StreamHeartbeat } from "../core/route/respond";
+import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { errorEnvelopeSchema, InputValidationException } from "../errors/exceptions";
+import type { ChangeFeed } from "../live/feed";
+import { type ChangeSource, type ListenerView, listen } from "../live/listen";
+import type { ChangeKind, RecordedChange } from "../live/types";
+import { ModelEndpoint } from "./base";
+import {
+  compileFilterParameters,
+  type FilterOperatorName,
+  type FilterParameter,
+  filterDescription,
+  filterSchema,
+} from "./list";
+import type { ResolvedMeta } from "./meta";
+import { rowMatcher } from "./row-match";
+import type { FilterCondition, Filters } from "./types";
+
+/** One event of a changes stream, as the handler yields it and the document declares it. */
+export interface ChangeEvent {
+  event: ChangeKind | "reset" | "lagged";
+  /** The change's place in the collection's log: what a reconnecting client sends back as `Last-Event-ID`. */
+  id?: string;
+  data: { object: object; etag?: string } | { message: string };
+}
+
+/**
+ * GET a live collection's changes as Server-Sent Events: `created`, `updated` and `deleted`, each with
+ * the object as the Read endpoint serializes it and its `id` in the collection's log, from now on, or
+ * from the `Last-Event-ID` a reconnecting client sends. A listener sees exactly what the List endpoint
+ * with the same filters would show it: the path's parent keys, `filterFields` and `filterOperators` as
+ * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
+ * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
+ * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
+ * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint).
+ *
+ * @example
+ * class TaskChanges extends SqlChangesEndpoint {
+ *   _meta = { model: taskModel, changes: taskFeed, pathParameters: ["projectId"] };
+ *   filterFields = ["done"];
+ * }
+ */
+export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  declare readonly "~crud": "changes";
+  filterFields: string[] = [];
+  filterOperators: Record<string, FilterOperatorName[]> = {};
+  readonly identifiesObject = false;
+  /** @internal The filter parameters, checked against the model once at registration. */
+  preparedFilterParameters: FilterParameter[] | undefined = undefined;
+
+  get filterParameters(): FilterParameter[] {
+    this.preparedFilterParameters ??= compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+    return this.preparedFilterParameters;
+  }
+
+  /** The collection's settings: the Meta must name a change feed. */
+  get feed(): ChangeFeed {
+    const { changes } = this.meta;
+    if (!changes) throw new Error(`${this.constructor.name}: the _meta has no changes feed (changeFeed())`);
+    return changes;
+  }
+
+  override prepareRoute(): void {
+    super.prepareRoute();
+    void this.feed;
+    this.preparedFilterParameters = compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+  }
+
+  deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
+    const query: Record<string, z.ZodType> = {};
+    for (const { key, field, operator } of this.filterParameters) {
+      query[key] = filterSchema(meta.columns.shape[field]!, operator).describe(filterDescription(field, operator));
+    }
+    const described = this.describeEndpoint({ status: "200", description: "Changes", result: z.never() });
+    const { request = {}, responses = {} } = described;
+    return {
+      ...described,
+      request: {
+        ...request,
+        ...(Object.keys(query).length > 0 ? { query: z.object(query) } : {}),
+        headers: z.object({
+          "Last-Event-ID": z
+            .string()
+            .regex(/^\d{1,15}$/, "must be the id of an event this stream sent")
+            .optional()
+            .describe("The id of the last event received: the stream goes on after it (reconnects send it)"),
+        }),
+      },
+      responses: {
+        ...responses,
+        "200": {
+          description: "The collection's changes as they happen, as Server-Sent Events",
+          content: { "text/event-stream": { itemSchema: changeEventSchema(meta) } },
+        },
+      },
+    };
+  }
+
+  /** Path keys and filter parameters as conditions, as List reads them (no search, no order, no pages). */
+  override async getFilters(): Promise<Filters> {
+    const { query } = (await this.getValidatedData()) as { query?: Record<string, unknown> };
+    const filters: FilterCondition[] = await this.pathFilters();
+    for (const { key, field, operator } of this.filterParameters) {
+      if (query?.[key] !== undefined) filters.push({ field, operator, value: query[key] });
+    }
+    return { filters };
+  }
+
+  /** Narrows the conditions per request (per principal, per tenant) before the stream starts. */
+  async before(filters: Filters): Promise<Filters> {
+    return filters;
+  }
+
+  /** Where the collection's changes are read; the storage's subclass supplies it. */
+  async changeSource(): Promise<ChangeSource<unknown>> {
+    throw new Error(`${this.constructor.name} has no storage: extend SqlChangesEndpoint, or implement changeSource()`);
+  }
+
+  async handle(..._args: HandleArgs): Promise<AsyncIterable<ChangeEvent | StreamHeartbeat>> {
+    const filters = await this.before(await this.getFilters());
+    const source = await this.changeSource();
+    return listen(source, await this.lastEventId(), this.viewOf(rowMatcher(filters.filters)));
+  }
+
+  /** The `Last-Event-ID` a reconnecting client sent, as a seq. */
+  async lastEventId(): Promise<number | undefined> {
+    const { headers } = (await this.getValidatedData()) as { headers?: Record<string, unknown> };
+    const value = headers?.["Last-Event-ID"];
+    if (typeof value !== "string") return undefined;
+    const seq = Number(value);
+    if (!Number.isSafeInteger(seq)) throw new InputValidationException("Not an event id", ["headers", "Last-Event-ID"]);
+    return seq;
+  }
+
+  /** What a listener with these filters is sent of each change (see the class's description). */
+  viewOf(matches: (row: Record<string, unknown>) => boolean): ListenerView<ChangeEvent> {
+    const context = { filters: [] as FilterCondition[] };
+    const versionField = this.meta.model.versionField;
+    const event = (kind: ChangeKind, change: RecordedChange): ChangeEvent => {
+      const object = this.serialize(change.row, context);
+      const version = versionField === undefined ? undefined : change.row[versionField];
+      const data = typeof version === "number" ? { object, etag: `"v${version}"` } : { object };
+      return { event: kind, id: String(change.seq), data };
+    };
+    return {
+      select: (change) => {
+        const now = matches(change.row);
+        if (change.kind !== "updated") return now ? event(change.kind, change) : null;
+        const before = change.before === null ? now : matches(change.before);
+        if (before && now) return event("updated", change);
+        if (now) return event("created", change);
+        return before ? event("deleted", change) : null;
+      },
+      reset: () => ({
+        event: "reset",
+        data: { message: "Changes were missed (older than the log keeps): list the collection again" },
+      }),
+      lagged: () => ({
+        event: "lagged",
+        data: { message: "This client read changes slower than they came: reconnect with Last-Event-ID" },
+      }),
+    };
+  }
+}
+
+/** The events a changes stream sends, one schema per kind, as the document's `itemSchema`. */
+function changeEventSchema(meta: ResolvedMeta): z.ZodType {
+  const object = meta.model.serializerSchema;
+  const tagged = meta.model.versionField !== undefined;
+  const change = (kind: ChangeKind, description: string) =>
+    z
+      .object({
+        event: z.literal(kind),
+        id: z.string().describe("Its place in the collection's log; send it back as Last-Event-ID"),
+        data: z.object({
+          object,
+          ...(tagged ? { etag: z.string().optional().describe("The object's ETag, from its version") } : {}),
+        }),
+      })
+      .describe(description);
+  const notice = (kind: "reset" | "lagged", description: string) =>
+    z.object({ event: z.literal(kind), data: z.object({ message: z.string() }) }).describe(description);
+  return z.union([
+    change("created", "An object was created, or an update brought it into the filters"),
+    change("updated", "An object changed and still meets the filters"),
+    change("deleted", "An object was deleted, or an update took it out of the filters"),
+    notice("reset", "Changes were missed: list the collection again; the stream goes on from now"),
+    notice("lagged", "The last event of a client that read too slowly; reconnect with Last-Event-ID"),
+    z
+      .object({ event: z.literal("error"), data: errorEnvelopeSchema })
+      .describe("The last event of a stream that failed part-way (the database went away): reconnect"),
+  ]);
+}

@@ -1,0 +1,329 @@
+import { STREAM_HEARTBEAT, type StreamHeartbeat } from "../core/route/respond";
+import type { ChangeFeed } from "./feed";
+import type { ChangeBroker, ChangeLog, RecordedChange } from "./types";
+
+/** Changes read from the log at once, by the collection's reader and by a listener catching up. */
+const PAGE = 200;
+
+/** Where a collection's changes are: its log on a storage's session, and the broker that says it grew. */
+export interface ChangeSource<Session> {
+  readonly feed: ChangeFeed;
+  readonly log: ChangeLog<Session>;
+  /** The session reads run on; one reader per collection is shared by every listener of the same session. */
+  readonly session: Session & object;
+  readonly broker: ChangeBroker;
+  readonly collection: string;
+}
+
+/** What one listener is sent, made by the caller: a change it may see (else null), and the two notices. */
+export interface ListenerView<T> {
+  /** The item a change is for this listener, or null when the listener is not to see it. */
+  select(change: RecordedChange): T | null;
+  /** The notice that changes were missed (an id older than the log keeps): the client lists again. */
+  reset(): T;
+  /** The last item of a listener that could not keep up. */
+  lagged(): T;
+}
+
+/**
+ * A listener of `source`'s collection: the changes after `afterSeq` (a `Last-Event-ID`), else from now,
+ * each made an item by `view`, with a heartbeat after each quiet `heartbeatMs`. Ending the iterator
+ * (`return()`, which the framework calls when the client goes away) stops listening at once.
+ * Resolves once the listener is registered and knows where it starts; fails when the log cannot be read.
+ */
+export async function listen<Session, T>(
+  source: ChangeSource<Session>,
+  afterSeq: number | undefined,
+  view: ListenerView<T>,
+): Promise<AsyncIterableIterator<T | StreamHeartbeat>> {
+  const collection = liveCollection(source);
+  const listener = new Listener(collection, view, source.feed);
+  await collection.add(listener);
+  try {
+    const { oldest, newest } = await source.log.bounds(source.session, source.collection);
+    const missed = afterSeq !== undefined && (afterSeq > newest || (afterSeq < newest && oldest > afterSeq + 1));
+    listener.startAt(afterSeq === undefined || missed ? newest : afterSeq, missed);
+  } catch (error) {
+    await listener.return();
+    throw error;
+  }
+  return listener;
+}
+
+/** One reader of one collection on one session, fanning each change out to the listeners of this process. */
+class LiveCollection<Session> {
+  private readonly listeners = new Set<Listener<unknown>>();
+  /** The newest change read and offered to the listeners. */
+  private readSeq = 0;
+  private started: Promise<void> | undefined;
+  private stopWatching: (() => Promise<void>) | undefined;
+  /** Whether the head was read: until then a wake is only remembered. */
+  private ready = false;
+  private reading = false;
+  private readAgain = false;
+
+  constructor(
+    readonly source: ChangeSource<Session>,
+    private readonly forget: () => void,
+  ) {}
+
+  /** Adds a listener; the first starts watching the broker, then reads where the log stands. */
+  async add(listener: Listener<unknown>): Promise<void> {
+    this.listeners.add(listener);
+    this.started ??= this.start();
+    try {
+      await this.started;
+    } catch (error) {
+      // The next listener tries again: a database that was down may be back.
+      this.started = undefined;
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.forget();
+      throw error;
+    }
+  }
+
+  async remove(listener: Listener<unknown>): Promise<void> {
+    if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
+    this.forget();
+    // Watching began before the head was read, so no wake between the two is lost; it stops with the last listener.
+    await this.started?.catch(() => {});
+    await this.stopWatching?.().catch(() => {});
+  }
+
+  /** A listener catching up reads the log itself, from its own position. */
+  readAfter(seq: number): Promise<RecordedChange[]> {
+    const { log, session, collection } = this.source;
+    return log.readAfter(session, collection, seq, PAGE);
+  }
+
+  private async start(): Promise<void> {
+    const { broker, log, session, collection } = this.source;
+    const stop = await broker.watch(collection, () => void this.read());
+    try {
+      this.readSeq = (await log.bounds(session, collection)).newest;
+    } catch (error) {
+      await stop().catch(() => {});
+      throw error;
+    }
+    this.stopWatching = stop;
+    this.ready = true;
+    // A wake that came while the head was read: the changes after it are read now.
+    if (this.readAgain) void this.read();
+  }
+
+  /** Reads what the log gained since the last read and offers it; wakes while a read runs make one more. */
+  private async read(): Promise<void> {
+    if (this.reading || !this.ready) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    try {
+      do {
+        this.readAgain = false;
+        await this.readToEnd();
+      } while (this.readAgain && this.listeners.size > 0);
+    } catch (error) {
+      for (const listener of this.listeners) listener.fail(error);
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async readToEnd(): Promise<void> {
+    for (;;) {
+      const page = await this.readAfter(this.readSeq);
+      // Seqs have no gaps; one means the log was trimmed past this reader, so every listener missed changes.
+      if (page.length > 0 && page[0]!.seq > this.readSeq + 1) for (const listener of this.listeners) listener.missed();
+      for (const change of page) for (const listener of this.listeners) listener.offer(change);
+      if (page.length > 0) this.readSeq = page.at(-1)!.seq;
+      if (page.length < PAGE) return;
+    }
+  }
+}
+
+/**
+ * One client's stream of changes. It starts by catching up from its own position in the log (what
+ * `Last-Event-ID` names, else the head), then takes what the collection's reader offers. Its queue is
+ * bounded by the feed's `bufferSize`: a client that reads slower is sent `lagged` and let go.
+ */
+class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
+  /** The newest change this listener was offered or read: anything at or below it is not sent again. */
+  private cursor = 0;
+  private catchingUp = true;
+  /** Changes offered while a catch-up read runs: they may have committed after the read's snapshot. */
+  private offeredDuringRead: RecordedChange[] = [];
+  private readonly queue: T[] = [];
+  /** The `next()` waiting for an item, while one waits. */
+  private waiting: Waiting<T> | undefined;
+  private failure: unknown;
+  private ending = false;
+  private done = false;
+
+  constructor(
+    private readonly collection: LiveCollection<unknown>,
+    private readonly view: ListenerView<T>,
+    private readonly feed: ChangeFeed,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Where the listener starts; `missed`: the position it asked for is no longer in the log. */
+  startAt(seq: number, missed: boolean): void {
+    this.cursor = seq;
+    if (missed) this.enqueue(this.view.reset());
+  }
+
+  offer(change: RecordedChange): void {
+    if (this.done || this.ending) return;
+    if (this.catchingUp) {
+      this.offeredDuringRead.push(change);
+      // Past the buffer they are dropped: they are in the log, and the catch-up reads on until none is dropped.
+      if (this.offeredDuringRead.length > this.feed.bufferSize) this.offeredDuringRead = [];
+      return;
+    }
+    this.deliver(change);
+  }
+
+  /** The log lost changes this listener had not seen: it is told to list again, and goes on from here. */
+  missed(): void {
+    if (!this.done && !this.ending && !this.catchingUp) this.enqueue(this.view.reset());
+  }
+
+  fail(error: unknown): void {
+    if (this.done) return;
+    this.failure = error;
+    this.ending = true;
+    this.settle();
+  }
+
+  async next(): Promise<IteratorResult<T | StreamHeartbeat>> {
+    if (this.queue.length === 0 && this.catchingUp && !this.done && !this.ending) {
+      try {
+        await this.catchUp();
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    if (this.queue.length > 0) return { done: false, value: this.queue.shift()! };
+    if (this.failure !== undefined) {
+      const failure = this.failure;
+      this.failure = undefined;
+      await this.return();
+      throw failure;
+    }
+    if (this.done || this.ending) return this.return();
+    return new Promise((resolve, reject) => {
+      const heartbeat = setTimeout(() => {
+        this.waiting = undefined;
+        resolve({ done: false, value: STREAM_HEARTBEAT });
+      }, this.feed.heartbeatMs);
+      this.waiting = {
+        resolve(result) {
+          clearTimeout(heartbeat);
+          resolve(result);
+        },
+        reject(error) {
+          clearTimeout(heartbeat);
+          reject(error);
+        },
+      };
+    });
+  }
+
+  async return(): Promise<IteratorResult<T | StreamHeartbeat>> {
+    if (!this.done) {
+      this.done = true;
+      this.queue.length = 0;
+      this.settle();
+      await this.collection.remove(this as Listener<unknown>);
+    }
+    return { done: true, value: undefined };
+  }
+
+  /** Reads one page of the log after the cursor; a short page ends the catch-up, with what was offered meanwhile. */
+  private async catchUp(): Promise<void> {
+    this.offeredDuringRead = [];
+    const page = await this.collection.readAfter(this.cursor);
+    if (this.done) return;
+    if (page.length > 0 && page[0]!.seq > this.cursor + 1) this.enqueue(this.view.reset());
+    for (const change of page) this.deliver(change);
+    if (page.length === PAGE) return;
+    this.catchingUp = false;
+    for (const change of this.offeredDuringRead) this.deliver(change);
+    this.offeredDuringRead = [];
+  }
+
+  private deliver(change: RecordedChange): void {
+    if (change.seq <= this.cursor) return;
+    this.cursor = change.seq;
+    const item = this.view.select(change);
+    if (item !== null) this.enqueue(item);
+  }
+
+  private enqueue(item: T): void {
+    if (this.done || this.ending) return;
+    if (this.waiting) {
+      const { resolve } = this.waiting;
+      this.waiting = undefined;
+      resolve({ done: false, value: item });
+      return;
+    }
+    this.queue.push(item);
+    if (this.queue.length > this.feed.bufferSize) {
+      // Memory stays bounded: what is queued is dropped for the one notice, and the listener is let go.
+      this.queue.length = 0;
+      this.queue.push(this.view.lagged());
+      this.ending = true;
+      void this.collection.remove(this as Listener<unknown>);
+    }
+  }
+
+  /** Wakes a `next()` that waits: it throws the failure (the stream's error event), else the stream ends. */
+  private settle(): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (!waiting) return;
+    if (this.failure === undefined) {
+      waiting.resolve({ done: true, value: undefined });
+      return;
+    }
+    const failure = this.failure;
+    this.failure = undefined;
+    void this.return();
+    waiting.reject(failure);
+  }
+}
+
+interface Waiting<T> {
+  resolve(result: IteratorResult<T | StreamHeartbeat>): void;
+  reject(error: unknown): void;
+}
+
+/** The readers of this process, by feed, session and collection: one per collection however many listen. */
+const collections = new WeakMap<ChangeFeed, WeakMap<object, Map<string, LiveCollection<unknown>>>>();
+
+function liveCollection<Session>(source: ChangeSource<Session>): LiveCollection<Session> {
+  let bySession = collections.get(source.feed);
+  if (!bySession) {
+    bySession = new WeakMap();
+    collections.set(source.feed, bySession);
+  }
+  let byName = bySession.get(source.session);
+  if (!byName) {
+    byName = new Map();
+    bySession.set(source.session, byName);
+  }
+  const name = source.collection;
+  let collection = byName.get(name) as LiveCollection<Session> | undefined;
+  if (!collection) {
+    const created: LiveCollection<Session> = new LiveCollection(source, () => {
+      if (byName.get(name) === (created as LiveCollection<unknown>)) byName.delete(name);
+    });
+    collection = created;
+    byName.set(name, collection as LiveCollection<unknown>);
+  }
+  return collection;
+}

@@ -1,0 +1,298 @@
+import Database from "better-sqlite3";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  betterSqlite3Driver,
+  type ChangeFeedOptions,
+  mysql2Driver,
+  pgDriver,
+  recordedWrite,
+  type SqlDriver,
+  sqlLiveStorage,
+} from "../../src";
+import { createClient } from "../../src/client";
+import { mariadbDialect } from "../../src/sql";
+import { documentErrors, listenOnLoopback } from "../helpers";
+import { createTable, type TasksRouter, tasksApp } from "./tasks-app";
+
+/** A table of its own per app, so apps on the shared PostgreSQL database never meet. */
+let tables = 0;
+
+// A live collection over real HTTP: writes through the auto endpoints record their changes, and a
+// changes endpoint streams them to listeners as Server-Sent Events, on SQLite and on PostgreSQL (where
+// a second pool stands in for a second process: its listeners hear the first one's writes by NOTIFY).
+
+const servers: Array<{ close(): Promise<void> }> = [];
+const closers: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  for (const close of closers.splice(0)) await close();
+});
+
+async function serve(driver: SqlDriver, table: string, feedOptions?: ChangeFeedOptions) {
+  const { app, feed } = tasksApp(driver, table, feedOptions);
+  const server = await listenOnLoopback((request, env) => app.fetch(request, env));
+  servers.push(server);
+  const writer = createClient<TasksRouter>(server.origin, { headers: { "x-key": "w" } });
+  const reader = createClient<TasksRouter>(server.origin, { headers: { "x-key": "r" } });
+  return { origin: server.origin, writer, reader, feed };
+}
+
+type Client = Awaited<ReturnType<typeof serve>>["writer"];
+
+async function create(writer: Client, projectId: number, title: string, done = false): Promise<number> {
+  const answer = await writer.post("/projects/:projectId/tasks", { param: { projectId }, json: { title, done } });
+  if (!answer.ok) throw new Error(`create answered ${answer.status}`);
+  return answer.data.result.id;
+}
+
+async function update(writer: Client, projectId: number, id: number, json: { title?: string; done?: boolean }) {
+  const answer = await writer.patch("/projects/:projectId/tasks/:id", { param: { projectId, id }, json });
+  if (!answer.ok) throw new Error(`update answered ${answer.status}`);
+}
+
+/** The next `count` events of a stream (heartbeats are comments, which the client skips). */
+async function take<T>(events: AsyncIterator<T>, count: number): Promise<T[]> {
+  const taken: T[] = [];
+  while (taken.length < count) {
+    const next = await events.next();
+    if (next.done) break;
+    taken.push(next.value);
+  }
+  return taken;
+}
+
+/** One listener of project `projectId`, with `headers` (a `Last-Event-ID`) and `done` as the filter. */
+async function listen(reader: Client, projectId: number, options: { done?: boolean; lastEventId?: string } = {}) {
+  const answer = await reader.get("/projects/:projectId/tasks/changes", {
+    param: { projectId },
+    ...(options.done === undefined ? {} : { query: { done: options.done } }),
+    ...(options.lastEventId === undefined ? {} : { header: { "Last-Event-ID": options.lastEventId } }),
+  });
+  if (!answer.ok) throw new Error(`listening answered ${answer.status}`);
+  return answer.data[Symbol.asyncIterator]();
+}
+
+const engines: Array<{ name: string; open(): Promise<{ driver: SqlDriver; second?: SqlDriver }> }> = [
+  {
+    name: "SQLite (better-sqlite3)",
+    async open() {
+      const db = new Database(":memory:");
+      closers.push(() => {
+        db.close();
+      });
+      return { driver: betterSqlite3Driver(db) };
+    },
+  },
+];
+const pgUrl = process.env.SPECROUTE_PG_URL;
+const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
+if (mysqlUrl) {
+  engines.push({
+    name: "MariaDB/MySQL",
+    async open() {
+      const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 });
+      closers.push(() => pool.end());
+      return { driver: mysql2Driver(pool, { dialect: mariadbDialect }) };
+    },
+  });
+}
+if (pgUrl) {
+  engines.push({
+    name: "PostgreSQL",
+    async open() {
+      const one = new pg.Pool({ connectionString: pgUrl, max: 4 });
+      const two = new pg.Pool({ connectionString: pgUrl, max: 4 });
+      closers.push(
+        () => one.end(),
+        () => two.end(),
+      );
+      return { driver: pgDriver(one), second: pgDriver(two) };
+    },
+  });
+}
+
+/** The tasks API over a table of its own on `engine`, served over HTTP; `driver` and `table` for statements of the test's own. */
+async function freshApp(engine: (typeof engines)[number], feedOptions?: ChangeFeedOptions) {
+  const { driver } = await engine.open();
+  const table = `live_tasks_${process.pid}_${++tables}`;
+  await createTable(driver, table);
+  return { driver, table, ...(await serve(driver, table, feedOptions)) };
+}
+
+describe.each(engines)("a live collection on $name", (engine) => {
+  it("streams each write through the auto endpoints to a listener, in order, as the Read endpoint serializes it", async () => {
+    const { writer, reader } = await freshApp(engine);
+    const events = await listen(reader, 1);
+    const id = await create(writer, 1, "Write the docs");
+    await create(writer, 2, "Another project's");
+    await update(writer, 1, id, { title: "Write the live docs" });
+    const deleted = await writer.delete("/projects/:projectId/tasks/:id", { param: { projectId: 1, id } });
+    expect(deleted.status).toBe(200);
+    const heard = await take(events, 3);
+    await events.return?.();
+    expect(heard.map((event) => event.event)).toEqual(["created", "updated", "deleted"]);
+    const ids = heard.map((event) => Number(event.id));
+    expect(ids[1]).toBe(ids[0]! + 2);
+    expect(heard[1]).toMatchObject({
+      data: { object: { id, projectId: 1, title: "Write the live docs", done: false, version: 2 }, etag: '"v2"' },
+    });
+  });
+
+  it("shows a listener only what its filter lets through: an update out of it is a deletion, back into it a creation", async () => {
+    const { writer, reader } = await freshApp(engine);
+    const open = await listen(reader, 1, { done: false });
+    const id = await create(writer, 1, "Open task");
+    await create(writer, 1, "Done already", true);
+    await update(writer, 1, id, { done: true });
+    await update(writer, 1, id, { title: "Still done" });
+    await update(writer, 1, id, { done: false });
+    const heard = await take(open, 3);
+    await open.return?.();
+    expect(heard.map((event) => [event.event, event.data])).toEqual([
+      ["created", expect.objectContaining({ object: expect.objectContaining({ id, done: false }) })],
+      ["deleted", expect.objectContaining({ object: expect.objectContaining({ id, done: true }) })],
+      [
+        "created",
+        expect.objectContaining({ object: expect.objectContaining({ id, title: "Still done", done: false }) }),
+      ],
+    ]);
+  });
+
+  it("replays what a reconnecting listener missed after its Last-Event-ID, then goes on live", async () => {
+    const { writer, reader } = await freshApp(engine);
+    const first = await listen(reader, 1);
+    await create(writer, 1, "one");
+    const [seen] = await take(first, 1);
+    await first.return?.();
+    await create(writer, 1, "two");
+    await create(writer, 1, "three");
+    const again = await listen(reader, 1, { lastEventId: seen!.id! });
+    await create(writer, 1, "four");
+    const heard = await take(again, 3);
+    await again.return?.();
+    expect(heard.map((event) => (event.data as { object: { title: string } }).object.title)).toEqual([
+      "two",
+      "three",
+      "four",
+    ]);
+  });
+
+  it("tells a listener whose Last-Event-ID the log no longer keeps to list again", async () => {
+    const { writer, reader } = await freshApp(engine, { retention: { count: 5 } });
+    // The log is trimmed every 64 commits of a process: 70 writes leave the newest few.
+    for (let n = 0; n < 70; n++) await create(writer, 1, `task ${n}`);
+    const events = await listen(reader, 1, { lastEventId: "1" });
+    await create(writer, 1, "after the reset");
+    const heard = await take(events, 2);
+    await events.return?.();
+    expect(heard[0]?.event).toBe("reset");
+    expect(heard[1]).toMatchObject({ event: "created", data: { object: { title: "after the reset" } } });
+  });
+
+  it("hears a write the app runs itself through recordedWrite, as it hears the endpoints' writes", async () => {
+    const { driver, table, writer, reader, feed } = await freshApp(engine);
+    const id = await create(writer, 3, "Raw");
+    const events = await listen(reader, 3);
+    const p = (n: number) => driver.dialect.placeholder(n);
+    await recordedWrite(sqlLiveStorage(feed, driver, table), async (tx) => {
+      const q = driver.dialect.quote;
+      await tx.execute(`UPDATE ${table} SET title = ${p(1)} WHERE id = ${p(2)}`, ["Raw, renamed", id]);
+      const [row] = await tx.query<Record<string, unknown>>(
+        `SELECT id, ${q("projectId")}, title, done, version FROM ${table} WHERE id = ${p(1)}`,
+        [id],
+      );
+      return { result: row, changes: [{ kind: "updated", row: row!, before: null }] };
+    });
+    const [heard] = await take(events, 1);
+    await events.return?.();
+    expect(heard).toMatchObject({ event: "updated", data: { object: { id, title: "Raw, renamed" } } });
+  });
+
+  it("never shows a listener another tenant's rows when before() narrows the feed to the caller's", async () => {
+    const { writer, origin } = await freshApp(engine);
+    const tenant = (n: number) => createClient<TasksRouter>(origin, { headers: { "x-key": `t${n}` } });
+    const heard = [];
+    for (const n of [1, 2]) {
+      const answer = await tenant(n).get("/tasks/changes");
+      if (!answer.ok) throw new Error(`listening answered ${answer.status}`);
+      heard.push(answer.data[Symbol.asyncIterator]());
+    }
+    for (const projectId of [1, 2, 1, 2]) await create(writer, projectId, `in project ${projectId}`);
+    const [one, two] = await Promise.all(heard.map((events) => take(events, 2)));
+    await Promise.all(heard.map((events) => events.return?.()));
+    const projects = (events: typeof one) =>
+      events!.map((event) => (event.data as { object: { projectId: number } }).object.projectId);
+    expect(projects(one)).toEqual([1, 1]);
+    expect(projects(two)).toEqual([2, 2]);
+  });
+
+  it("refuses a listener without the credentials the route needs, and an id that is no event's", async () => {
+    const { origin } = await freshApp(engine);
+    const anonymous = await fetch(`${origin}/projects/1/tasks/changes`);
+    expect(anonymous.status).toBe(401);
+    const forged = await fetch(`${origin}/projects/1/tasks/changes`, {
+      headers: { "x-key": "r", "last-event-id": "1; event: x" },
+    });
+    expect(forged.status).toBe(400);
+  });
+
+  it("sends a comment while nothing changes, so a proxy keeps the stream open", async () => {
+    const { origin } = await freshApp(engine, { heartbeatMs: 50 });
+    const controller = new AbortController();
+    const response = await fetch(`${origin}/projects/1/tasks/changes`, {
+      headers: { "x-key": "r" },
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    controller.abort();
+    expect(new TextDecoder().decode(value)).toBe(":\n\n");
+  });
+});
+
+describe("a changes endpoint in the document", () => {
+  it("declares its filters, Last-Event-ID and every event it sends, in a document that validates", async () => {
+    const { router } = tasksApp(betterSqlite3Driver(new Database(":memory:")), "tasks");
+    for (const version of ["3.2", "3.1", "3"] as const) {
+      const doc = router.getGeneratedSchema(version) as any;
+      expect(await documentErrors(doc)).toBeNull();
+      const operation = doc.paths["/projects/{projectId}/tasks/changes"].get;
+      expect(
+        operation.parameters.map((parameter: { name: string; in: string }) => [parameter.in, parameter.name]),
+      ).toEqual([
+        ["path", "projectId"],
+        ["query", "done"],
+        ["header", "Last-Event-ID"],
+      ]);
+      const media = operation.responses["200"].content["text/event-stream"];
+      const items = version === "3.2" ? media.itemSchema : media["x-itemSchema"];
+      expect(items.anyOf.map((item: any) => item.properties.event.const ?? item.properties.event.enum?.[0])).toEqual([
+        "created",
+        "updated",
+        "deleted",
+        "reset",
+        "lagged",
+        "error",
+      ]);
+    }
+  });
+});
+
+describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process and heard by another", () => {
+  it("wakes the listeners of a second pool by NOTIFY when the first one's write commits", async () => {
+    const { driver, second } = await engines.find((engine) => engine.name === "PostgreSQL")!.open();
+    const table = `live_tasks_${process.pid}_${++tables}`;
+    await createTable(driver, table);
+    const here = await serve(driver, table);
+    const there = await serve(second!, table);
+    const events = await listen(there.reader, 7);
+    for (let n = 0; n < 20; n++) await create(here.writer, 7, `task ${n}`);
+    const heard = await take(events, 20);
+    await events.return?.();
+    expect(heard.map((event) => (event.data as { object: { title: string } }).object.title)).toEqual(
+      Array.from({ length: 20 }, (_, n) => `task ${n}`),
+    );
+  });
+});

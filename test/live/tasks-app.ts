@@ -1,0 +1,131 @@
+// The tasks API of the live-collection tests: a live collection of tasks per project, its writes and its changes.
+import { Hono } from "hono";
+import { z } from "zod";
+import {
+  apiKeyAuth,
+  type ChangeFeed,
+  type ChangeFeedOptions,
+  changeFeed,
+  type Filters,
+  fromHono,
+  SqlChangesEndpoint,
+  SqlCreateEndpoint,
+  SqlDeleteEndpoint,
+  type SqlDriver,
+  SqlUpdateEndpoint,
+} from "../../src";
+
+export const Task = z.object({
+  id: z.number().int(),
+  projectId: z.number().int(),
+  title: z.string(),
+  done: z.boolean(),
+  version: z.number().int(),
+});
+const NewTask = Task.pick({ title: true, done: true }).partial({ done: true });
+
+export async function createTable(driver: SqlDriver, table: string): Promise<void> {
+  const family =
+    driver.dialect.name === "postgres" ? "postgres" : driver.dialect.name === "sqlite" ? "sqlite" : "mysql";
+  const columns = {
+    postgres: `id SERIAL PRIMARY KEY, "projectId" INTEGER NOT NULL, title TEXT NOT NULL, done BOOLEAN NOT NULL DEFAULT false`,
+    sqlite: `id INTEGER PRIMARY KEY AUTOINCREMENT, "projectId" INTEGER NOT NULL, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0`,
+    mysql:
+      "id INT AUTO_INCREMENT PRIMARY KEY, `projectId` INT NOT NULL, title TEXT NOT NULL, done BOOLEAN NOT NULL DEFAULT false",
+  }[family];
+  await driver.execute(`DROP TABLE IF EXISTS ${table}`, []);
+  await driver.execute(`CREATE TABLE ${table} (${columns}, version INTEGER NOT NULL DEFAULT 1)`, []);
+}
+
+const writeKey = apiKeyAuth({ in: "header", name: "X-Key", verify: (key) => (key === "w" ? { role: "w" } : null) });
+const readKey = apiKeyAuth({
+  in: "header",
+  name: "X-Key",
+  verify: (key) => (key === "w" || key === "r" ? { role: key } : null),
+});
+
+/** A Meta of the tasks of `table`, live on `feed`; a task belongs to a project, as in the example. */
+function metaOf(table: string, feed: ChangeFeed) {
+  const model = { tableName: table, schema: Task, primaryKeys: ["projectId", "id"], versionField: "version" };
+  return { model, fields: NewTask, pathParameters: ["projectId", "id"], changes: feed };
+}
+
+/** Every app's endpoint classes; an app subclasses each with its own table and feed (see `tasksApp`). */
+const shapeMeta = metaOf("tasks", changeFeed());
+
+export class CreateTask extends SqlCreateEndpoint {
+  _meta = shapeMeta;
+  schema = { auth: writeKey };
+}
+export class UpdateTask extends SqlUpdateEndpoint {
+  _meta = shapeMeta;
+  schema = { auth: writeKey };
+}
+export class DeleteTask extends SqlDeleteEndpoint {
+  _meta = shapeMeta;
+  schema = { auth: writeKey };
+}
+export class TaskChanges extends SqlChangesEndpoint {
+  _meta = shapeMeta;
+  schema = { auth: readKey };
+  filterFields = ["done"];
+}
+
+/** Every task of the caller's tenant (a project): the key "t<n>" is project n's, and `before` narrows the feed to it. */
+const tenantKey = apiKeyAuth({
+  in: "header",
+  name: "X-Key",
+  verify: (key) => (/^t\d+$/.test(key) ? { tenant: Number(key.slice(1)) } : null),
+});
+
+export class TenantChanges extends SqlChangesEndpoint {
+  _meta = { ...shapeMeta, pathParameters: ["id"] };
+  schema = { auth: tenantKey };
+
+  override async before(filters: Filters): Promise<Filters> {
+    const { tenant } = (await this.getPrincipal()) as { tenant: number };
+    return { filters: [...filters.filters, { field: "projectId", operator: "EQ", value: tenant }] };
+  }
+}
+
+/** The tasks API with a live collection: writes need the key "w"; listening needs the key "r" (or "w"). */
+export function tasksApp(driver: SqlDriver, table: string, feedOptions: ChangeFeedOptions = {}) {
+  const feed = changeFeed(feedOptions);
+  const meta = metaOf(table, feed);
+  // Each class over this app's table and feed; typed as the shared class, whose types the client reads.
+  const app = new Hono();
+  const router = fromHono(app, { db: driver })
+    .post(
+      "/projects/:projectId/tasks",
+      class extends CreateTask {
+        override _meta = meta;
+      } as typeof CreateTask,
+    )
+    .patch(
+      "/projects/:projectId/tasks/:id",
+      class extends UpdateTask {
+        override _meta = meta;
+      } as typeof UpdateTask,
+    )
+    .delete(
+      "/projects/:projectId/tasks/:id",
+      class extends DeleteTask {
+        override _meta = meta;
+      } as typeof DeleteTask,
+    )
+    .get(
+      "/projects/:projectId/tasks/changes",
+      class extends TaskChanges {
+        override _meta = meta;
+      } as typeof TaskChanges,
+    )
+    .get(
+      "/tasks/changes",
+      class extends TenantChanges {
+        override _meta = { ...meta, pathParameters: ["id"] };
+      } as typeof TenantChanges,
+    );
+  return { app, router, feed };
+}
+
+export type TasksRouter = ReturnType<typeof tasksApp>["router"];
