@@ -161,6 +161,7 @@ export { type ErrorFormat, formatChanfanaError, type HandlerZodErrors, renderExc
 export { ChangeFeed, type ChangeFeedOptions, changeFeed } from "./live/feed";
 export { pollingBroker } from "./live/polling-broker";
 export { type LiveStorage, recordedWrite, type WriteOutcome } from "./live/record";
+// The live collection contract, whole: what a change log or broker of an app's own implements (as sql/change-log.ts does).
 export type {
   ChangeBroker,
   ChangeKind,

@@ -48,6 +48,7 @@ export function changeFeed(options: ChangeFeedOptions = {}): ChangeFeed {
   return new ChangeFeed(options);
 }
 
+// A shape check like isApiException's, on purpose: two loaded copies of specroute have two ChangeFeed classes.
 /** Whether `value` is a change feed (by shape, so two loaded copies of specroute still agree). */
 export function isChangeFeed(value: unknown): value is ChangeFeed {
   return (

@@ -6,7 +6,8 @@ import { SqlChangeLog } from "./change-log";
 import type { SqlDriver } from "./driver";
 import { postgresBroker } from "./postgres-broker";
 
-const changeLog = new SqlChangeLog();
+// Pure: an app that uses no live collection bundles none of the log.
+const changeLog = /* @__PURE__ */ new SqlChangeLog();
 
 // One broker per feed and driver: every collection of a database shares its LISTEN connection or its poller.
 const brokers = new WeakMap<ChangeFeed, WeakMap<SqlDriver, ChangeBroker>>();
