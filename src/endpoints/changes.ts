@@ -133,24 +133,30 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
     return seq;
   }
 
+  /** A row of the change log (through JSON) as the storage reads its rows: dates as Dates, as Read serializes them. */
+  decodeChangeRow(row: Record<string, unknown>): Record<string, unknown> {
+    return row;
+  }
+
   /** What a listener with these filters is sent of each change (see the class's description). */
   viewOf(matches: (row: Record<string, unknown>) => boolean): ListenerView<ChangeEvent> {
     const context = { filters: [] as FilterCondition[] };
     const versionField = this.meta.model.versionField;
-    const event = (kind: ChangeKind, change: RecordedChange): ChangeEvent => {
-      const object = this.serialize(change.row, context);
-      const version = versionField === undefined ? undefined : change.row[versionField];
+    const event = (kind: ChangeKind, change: RecordedChange, row: Record<string, unknown>): ChangeEvent => {
+      const object = this.serialize(row, context);
+      const version = versionField === undefined ? undefined : row[versionField];
       const data = typeof version === "number" ? { object, etag: `"v${version}"` } : { object };
       return { event: kind, id: String(change.seq), data };
     };
     return {
       select: (change) => {
-        const now = matches(change.row);
-        if (change.kind !== "updated") return now ? event(change.kind, change) : null;
-        const before = change.before === null ? now : matches(change.before);
-        if (before && now) return event("updated", change);
-        if (now) return event("created", change);
-        return before ? event("deleted", change) : null;
+        const row = this.decodeChangeRow(change.row);
+        const now = matches(row);
+        if (change.kind !== "updated") return now ? event(change.kind, change, row) : null;
+        const before = change.before === null ? now : matches(this.decodeChangeRow(change.before));
+        if (before && now) return event("updated", change, row);
+        if (now) return event("created", change, row);
+        return before ? event("deleted", change, row) : null;
       },
       reset: () => ({
         event: "reset",

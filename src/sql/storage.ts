@@ -105,6 +105,8 @@ export interface StorageTable<Session> {
   seek(session: Session, query: SeekQuery): Promise<SeekPage>;
   /** How many rows match the filters and search. */
   count(session: Session, query: CountQuery): Promise<number>;
+  /** A row as stored that went through JSON (a live collection's change), decoded as the model declares; where the storage records changes. */
+  decodeRow?(row: Record<string, unknown>): SqlRow;
 }
 
 /**

@@ -372,6 +372,11 @@ export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
     return assignments;
   }
 
+  /** A row as stored that went through JSON (a live collection's change), decoded as the model declares. */
+  decodeRow(row: Record<string, unknown>): SqlRow {
+    return this.#decode(row);
+  }
+
   #decode(row: Record<string, unknown>): SqlRow {
     const decoded: SqlRow = {};
     for (const [name, kind] of this.#kinds) decoded[name] = decodeValue(kind, row[name]);

@@ -2,7 +2,16 @@ import Database from "better-sqlite3";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { betterSqlite3Driver, changeFeed, fromHono, recordedWrite, sqlLiveStorage } from "../../src";
+import { z } from "zod";
+import {
+  betterSqlite3Driver,
+  changeFeed,
+  fromHono,
+  recordedWrite,
+  SqlChangesEndpoint,
+  sqlLiveStorage,
+} from "../../src";
+import { createClient } from "../../src/client";
 import { DrizzleCreateEndpoint, drizzleMeta } from "../../src/drizzle";
 import { listen } from "../../src/live/listen";
 
@@ -46,5 +55,39 @@ describe("a live collection on a storage that cannot record its changes yet", ()
     expect(() => fromHono(new Hono()).post("/users", CreateUser)).toThrow(
       "live collections (_meta.changes) are not supported on this storage yet",
     );
+  });
+});
+
+describe("a change's row, read back from the log", () => {
+  it("reaches the model's serializer decoded as the Read endpoint reads it: a date as a Date", async () => {
+    const driver = betterSqlite3Driver(new Database(":memory:"));
+    await driver.execute("CREATE TABLE meetings (id INTEGER PRIMARY KEY, at TEXT NOT NULL)", []);
+    const Meeting = z.object({ id: z.number().int(), at: z.date() });
+    const feed = changeFeed();
+    const model = {
+      tableName: "meetings",
+      schema: Meeting,
+      primaryKeys: ["id"],
+      // A serializer that needs the Date: given the log's ISO text, it would throw.
+      serializer: (obj: any) => ({ id: obj.id, day: (obj.at as Date).toISOString().slice(0, 10) }),
+      serializerSchema: z.object({ id: z.number().int(), day: z.string() }),
+    };
+    class MeetingChanges extends SqlChangesEndpoint {
+      _meta = { model, changes: feed };
+    }
+    const app = new Hono();
+    const router = fromHono(app, { db: driver }).get("/meetings/changes", MeetingChanges);
+    const client = createClient<typeof router>("http://local", { fetch: (request) => app.request(request) });
+    const answer = await client.get("/meetings/changes");
+    if (!answer.ok) throw new Error(`listening answered ${answer.status}`);
+    const events = answer.data[Symbol.asyncIterator]();
+    await recordedWrite(sqlLiveStorage(feed, driver, "meetings"), async (tx) => {
+      await tx.execute("INSERT INTO meetings (id, at) VALUES (1, '2026-11-26T10:00:00.000Z')", []);
+      const row = { id: 1, at: new Date("2026-11-26T10:00:00.000Z") };
+      return { result: row, changes: [{ kind: "created", row, before: null }] };
+    });
+    const first = await events.next();
+    await events.return?.();
+    expect(first.value).toMatchObject({ event: "created", data: { object: { id: 1, day: "2026-11-26" } } });
   });
 });

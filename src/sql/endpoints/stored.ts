@@ -191,6 +191,10 @@ export function StoredChanges<M extends AnyStorage>(
     override async changeSource(): Promise<ChangeSource<unknown>> {
       return this.liveStorage(this.database()).source as ChangeSource<unknown>;
     }
+
+    override decodeChangeRow(row: Record<string, unknown>): Record<string, unknown> {
+      return this.storageTable!.decodeRow?.(row) ?? row;
+    }
   }
   return StoredChangesEndpoint as unknown as Adds<StoredChangesMembers> & typeof ChangesEndpoint & Adds<M>;
 }
