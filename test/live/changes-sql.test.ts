@@ -89,26 +89,40 @@ const engines: Array<{ name: string; open(): Promise<{ driver: SqlDriver; second
 const pgUrl = process.env.SPECROUTE_PG_URL;
 const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
 if (mysqlUrl) {
+  let pool: SqlDriver | undefined;
   engines.push({
     name: "MariaDB/MySQL",
     async open() {
-      const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 });
-      closers.push(() => pool.end());
-      return { driver: mysql2Driver(pool, { dialect: mariadbDialect }) };
+      if (!pool) {
+        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 }), {
+          dialect: mariadbDialect,
+        });
+        closers.push(() => driver.close!());
+        pool = driver;
+      }
+      return { driver: pool };
     },
   });
 }
 if (pgUrl) {
+  // One pair of pools for the whole file: PostgreSQL's connections are shared with every suite running at once.
+  let pools: { driver: SqlDriver; second: SqlDriver } | undefined;
   engines.push({
     name: "PostgreSQL",
     async open() {
-      const one = new pg.Pool({ connectionString: pgUrl, max: 4 });
-      const two = new pg.Pool({ connectionString: pgUrl, max: 4 });
-      closers.push(
-        () => one.end(),
-        () => two.end(),
-      );
-      return { driver: pgDriver(one), second: pgDriver(two) };
+      if (!pools) {
+        pools = {
+          driver: pgDriver(new pg.Pool({ connectionString: pgUrl, max: 4 })),
+          second: pgDriver(new pg.Pool({ connectionString: pgUrl, max: 4 })),
+        };
+        const { driver, second } = pools;
+        // close(), not the pool's end(): it gives back the connection a listen holds first.
+        closers.push(
+          () => driver.close!(),
+          () => second.close!(),
+        );
+      }
+      return pools;
     },
   });
 }

@@ -5,7 +5,7 @@ import pg from "pg";
 import { pgDriver } from "../../src";
 import { tasksApp } from "./tasks-app";
 
-const pool = new pg.Pool({ connectionString: process.env.SPECROUTE_PG_URL, max: 8 });
+const pool = new pg.Pool({ connectionString: process.env.SPECROUTE_PG_URL, max: 4 });
 const { app } = tasksApp(pgDriver(pool), process.env.LIVE_TABLE ?? "live_tasks");
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   console.log(`listening on http://127.0.0.1:${info.port}`);
