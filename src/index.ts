@@ -158,6 +158,12 @@ export {
   UnsupportedMediaTypeException,
 } from "./errors/exceptions";
 export { type ErrorFormat, formatChanfanaError, type HandlerZodErrors, renderException } from "./errors/render";
+export {
+  type DurableObjectNamespaceLike,
+  type DurableObjectStateLike,
+  durableObjectBroker,
+  LiveChangesObject,
+} from "./live/durable-object";
 export { ChangeFeed, type ChangeFeedOptions, changeFeed } from "./live/feed";
 export { pollingBroker } from "./live/polling-broker";
 export { type LiveStorage, recordedWrite, type WriteOutcome } from "./live/record";
@@ -195,7 +201,10 @@ export {
   CHANGES_CHANNEL,
   CHANGES_TABLE,
   changeLogTables,
+  changeLogTriggers,
+  D1ChangeLog,
   type D1DatabaseLike,
+  type D1LiveOptions,
   DatabaseError,
   d1Driver,
   getD1Binding,

@@ -12,6 +12,8 @@ export interface ChangeFeedOptions {
   broker?: ChangeBroker;
   /** How often the polling broker reads the log's head, in milliseconds; default 1,000. */
   pollMs?: number;
+  /** On D1, the Workers binding of the `LiveChangesObject` Durable Object namespace that wakes listeners; default `LIVE_CHANGES`. */
+  durableObject?: string;
 }
 
 /**
@@ -29,6 +31,7 @@ export class ChangeFeed {
   readonly bufferSize: number;
   readonly broker: ChangeBroker | undefined;
   readonly pollMs: number;
+  readonly durableObject: string;
 
   constructor(options: ChangeFeedOptions = {}) {
     this.retention = Object.freeze({
@@ -39,6 +42,7 @@ export class ChangeFeed {
     this.bufferSize = positive(options.bufferSize, 1000, "bufferSize");
     this.pollMs = positive(options.pollMs, 1000, "pollMs");
     this.broker = options.broker;
+    this.durableObject = options.durableObject ?? "LIVE_CHANGES";
     Object.freeze(this);
   }
 }

@@ -1,6 +1,7 @@
 export { CHANGE_HEADS_TABLE, CHANGES_CHANNEL, CHANGES_TABLE, changeLogTables, SqlChangeLog } from "./change-log";
 export type { ColumnKind } from "./codec";
 export { columnKind, decodeValue, encodeValue } from "./codec";
+export { changeLogTriggers, D1ChangeLog, type RecordedTable } from "./d1-change-log";
 export {
   buildOrderByClause,
   buildPrimaryKeyFilters,
@@ -50,7 +51,7 @@ export {
   identifierProblem,
   parseTableName,
 } from "./identifiers";
-export { sqlLiveStorage } from "./live";
+export { type D1LiveOptions, sqlLiveStorage } from "./live";
 export { postgresBroker } from "./postgres-broker";
 export type { SearchClause } from "./statement";
 export type {

@@ -1,30 +1,43 @@
+import { type DurableObjectNamespaceLike, durableObjectBroker } from "../live/durable-object";
 import type { ChangeFeed } from "../live/feed";
 import { pollingBroker } from "../live/polling-broker";
 import type { LiveStorage } from "../live/record";
 import type { ChangeBroker } from "../live/types";
 import { SqlChangeLog } from "./change-log";
+import { D1ChangeLog, type RecordedTable } from "./d1-change-log";
 import type { SqlDriver } from "./driver";
 import { postgresBroker } from "./postgres-broker";
 
 // Pure: an app that uses no live collection bundles none of the log.
 const changeLog = /* @__PURE__ */ new SqlChangeLog();
+const d1ChangeLog = /* @__PURE__ */ new D1ChangeLog();
 
-// One broker per feed and driver: every collection of a database shares its LISTEN connection or its poller.
-const brokers = new WeakMap<ChangeFeed, WeakMap<SqlDriver, ChangeBroker>>();
+// One broker per feed and driver (or Durable Object namespace): every collection of a database shares it.
+const brokers = new WeakMap<ChangeFeed, WeakMap<object, ChangeBroker>>();
+
+/** Where a live collection on D1 finds what it needs beyond the driver. */
+export interface D1LiveOptions {
+  /** The collection's table, whose triggers record its changes. */
+  table: RecordedTable;
+  /** The request's Workers bindings, holding the Durable Object namespace the feed names. */
+  bindings: Record<string, unknown>;
+}
 
 /**
  * A live collection on a SQL database: the change log in its tables, the feed's broker or else the
  * database's own (PostgreSQL's LISTEN/NOTIFY where the driver can listen, else polling the log), and
- * the driver's transactions. D1 has none to hold a write and its change in (its Durable Object broker
- * is still to come), so a live collection there is refused with a message that says so.
+ * the driver's transactions. D1 (a driver without transactions) needs `d1`: there the table's
+ * triggers record each change in the write's own statement, and the Durable Object bound under the
+ * feed's `durableObject` name wakes the listeners.
  */
-export function sqlLiveStorage(feed: ChangeFeed, driver: SqlDriver, collection: string): LiveStorage<SqlDriver> {
+export function sqlLiveStorage(
+  feed: ChangeFeed,
+  driver: SqlDriver,
+  collection: string,
+  d1?: D1LiveOptions,
+): LiveStorage<SqlDriver> {
   const transaction = driver.transaction?.bind(driver);
-  if (!transaction) {
-    throw new Error(
-      `The live collection ${collection} needs a database with transactions (SQLite, PostgreSQL, MySQL); D1 is not supported yet`,
-    );
-  }
+  if (!transaction) return d1LiveStorage(feed, driver, collection, d1);
   return {
     source: { feed, log: changeLog, session: driver, broker: brokerFor(feed, driver), collection },
     async transaction(work) {
@@ -35,17 +48,54 @@ export function sqlLiveStorage(feed: ChangeFeed, driver: SqlDriver, collection: 
   };
 }
 
+function d1LiveStorage(
+  feed: ChangeFeed,
+  driver: SqlDriver,
+  collection: string,
+  d1: D1LiveOptions | undefined,
+): LiveStorage<SqlDriver> {
+  if (!d1) {
+    throw new Error(
+      `The live collection ${collection} needs a database with transactions (SQLite, PostgreSQL, MySQL), or D1 through the SQL endpoints`,
+    );
+  }
+  let broker = feed.broker;
+  if (!broker) {
+    const namespace = d1.bindings[feed.durableObject] as DurableObjectNamespaceLike | undefined;
+    if (typeof namespace?.idFromName !== "function") {
+      throw new Error(
+        `The live collection ${collection} on D1 needs a Durable Object binding named ${feed.durableObject} (class LiveChangesObject, exported from the Worker)`,
+      );
+    }
+    broker = cachedBroker(feed, namespace, () => durableObjectBroker(namespace));
+  }
+  return {
+    // A session of its own per listener: on Workers, what one request opens (a socket, a read) is not another's to use.
+    source: { feed, log: d1ChangeLog, session: { ...driver }, broker, collection },
+    async transaction(work) {
+      await d1ChangeLog.readyFor(driver, d1.table);
+      return work(driver);
+    },
+  };
+}
+
 function brokerFor(feed: ChangeFeed, driver: SqlDriver): ChangeBroker {
   if (feed.broker) return feed.broker;
-  let byDriver = brokers.get(feed);
-  if (!byDriver) {
-    byDriver = new WeakMap();
-    brokers.set(feed, byDriver);
+  return cachedBroker(feed, driver, () =>
+    driver.listen ? postgresBroker(driver) : pollingBroker(driver, changeLog, feed.pollMs),
+  );
+}
+
+function cachedBroker(feed: ChangeFeed, key: object, make: () => ChangeBroker): ChangeBroker {
+  let byKey = brokers.get(feed);
+  if (!byKey) {
+    byKey = new WeakMap();
+    brokers.set(feed, byKey);
   }
-  let broker = byDriver.get(driver);
+  let broker = byKey.get(key);
   if (!broker) {
-    broker = driver.listen ? postgresBroker(driver) : pollingBroker(driver, changeLog, feed.pollMs);
-    byDriver.set(driver, broker);
+    broker = make();
+    byKey.set(key, broker);
   }
   return broker;
 }

@@ -88,41 +88,55 @@ export class TenantChanges extends SqlChangesEndpoint {
   }
 }
 
-/** The tasks API with a live collection: writes need the key "w"; listening needs the key "r" (or "w"). */
-export function tasksApp(driver: SqlDriver, table: string, feedOptions: ChangeFeedOptions = {}) {
+/**
+ * The tasks API with a live collection: writes need the key "w"; listening needs the key "r" (or "w").
+ * `database` is a driver, or the name of the Workers binding holding a D1 database.
+ */
+export function tasksApp(
+  database: SqlDriver | { binding: string },
+  table: string,
+  feedOptions: ChangeFeedOptions = {},
+) {
   const feed = changeFeed(feedOptions);
   const meta = metaOf(table, feed);
+  // On Workers every endpoint reads the database from the request's bindings.
+  const binding = "binding" in database ? database.binding : undefined;
   // Each class over this app's table and feed; typed as the shared class, whose types the client reads.
   const app = new Hono();
-  const router = fromHono(app, { db: driver })
+  const router = fromHono(app, "binding" in database ? {} : { db: database })
     .post(
       "/projects/:projectId/tasks",
       class extends CreateTask {
         override _meta = meta;
+        override dbName = binding;
       } as typeof CreateTask,
     )
     .patch(
       "/projects/:projectId/tasks/:id",
       class extends UpdateTask {
         override _meta = meta;
+        override dbName = binding;
       } as typeof UpdateTask,
     )
     .delete(
       "/projects/:projectId/tasks/:id",
       class extends DeleteTask {
         override _meta = meta;
+        override dbName = binding;
       } as typeof DeleteTask,
     )
     .get(
       "/projects/:projectId/tasks/changes",
       class extends TaskChanges {
         override _meta = meta;
+        override dbName = binding;
       } as typeof TaskChanges,
     )
     .get(
       "/tasks/changes",
       class extends TenantChanges {
         override _meta = { ...meta, pathParameters: ["id"] };
+        override dbName = binding;
       } as typeof TenantChanges,
     );
   return { app, router, feed };

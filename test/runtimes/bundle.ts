@@ -23,7 +23,7 @@ async function bundleWorker(entry: string): Promise<string> {
 /** A bundled worker running in real workerd (Miniflare), with a real D1 bound as DB and `schema` applied to it. */
 export async function startWorker(
   entry: string,
-  options: { schema?: string[]; bindings?: Record<string, string> } = {},
+  options: { schema?: string[]; bindings?: Record<string, string>; durableObjects?: Record<string, string> } = {},
 ) {
   const mf = new Miniflare({
     modules: true,
@@ -32,10 +32,13 @@ export async function startWorker(
     compatibilityFlags: ["nodejs_compat"],
     d1Databases: ["DB"],
     bindings: options.bindings ?? {},
+    durableObjects: options.durableObjects ?? {},
   });
   const db = await mf.getD1Database("DB");
   for (const statement of options.schema ?? []) await db.prepare(statement).run();
   const fetch = async (path: string, init?: RequestInit) =>
     (await mf.dispatchFetch(`http://localhost${path}`, init as any)) as unknown as Response;
-  return { mf, fetch };
+  /** The worker's origin over real HTTP on 127.0.0.1, for clients that hold a stream open. */
+  const origin = async () => (await mf.ready).origin;
+  return { mf, fetch, origin };
 }

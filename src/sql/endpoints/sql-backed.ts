@@ -108,7 +108,9 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     }
 
     override liveStorage(db: SqlDriver): LiveStorage<SqlDriver> {
-      const live = sqlLiveStorage(this.meta.changes!, db, this.meta.model.tableName);
+      // On D1 the table's triggers record the changes, and the request's bindings hold the Durable Object.
+      const d1 = db.transaction ? undefined : { table: this.storageTable!, bindings: environment(this, this.args) };
+      const live = sqlLiveStorage(this.meta.changes!, db, this.meta.model.tableName, d1);
       const { logger } = this;
       if (!logger) return live;
       // The write and its change go to the logger as every statement of the endpoint does.
