@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { StreamHeartbeat } from "../core/route/respond";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { errorEnvelopeSchema, InputValidationException } from "../errors/exceptions";
+import { errorEnvelopeSchema, InputValidationException, problemBodySchema } from "../errors/exceptions";
 import type { ChangeFeed } from "../live/feed";
 import { type ChangeSource, type ListenerView, listen } from "../live/listen";
 import type { ChangeKind, RecordedChange } from "../live/types";
@@ -91,7 +91,12 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
         ...responses,
         "200": {
           description: "The collection's changes as they happen, as Server-Sent Events",
-          content: { "text/event-stream": { itemSchema: changeEventSchema(meta) } },
+          // The error event carries the body an error response of this router would.
+          content: {
+            "text/event-stream": {
+              itemSchema: changeEventSchema(meta, this.params?.router?.options.errorFormat === "problem"),
+            },
+          },
         },
       },
     };
@@ -171,7 +176,7 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 }
 
 /** The events a changes stream sends, one schema per kind, as the document's `itemSchema`. */
-function changeEventSchema(meta: ResolvedMeta): z.ZodType {
+function changeEventSchema(meta: ResolvedMeta, problemDetails: boolean): z.ZodType {
   const object = meta.model.serializerSchema;
   const tagged = meta.model.versionField !== undefined;
   const change = (kind: ChangeKind, description: string) =>
@@ -194,7 +199,7 @@ function changeEventSchema(meta: ResolvedMeta): z.ZodType {
     notice("reset", "Changes were missed: list the collection again; the stream goes on from now"),
     notice("lagged", "The last event of a client that read too slowly; reconnect with Last-Event-ID"),
     z
-      .object({ event: z.literal("error"), data: errorEnvelopeSchema })
+      .object({ event: z.literal("error"), data: problemDetails ? problemBodySchema : errorEnvelopeSchema })
       .describe("The last event of a stream that failed part-way (the database went away): reconnect"),
   ]);
 }

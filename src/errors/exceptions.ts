@@ -25,6 +25,14 @@ function envelopeOf<T extends z.ZodType>(item: T) {
 export const errorEnvelopeSchema = envelopeOf(
   z.object({ code: errorCode, message: z.string(), path: errorPath.optional() }),
 );
+/** Schema of an RFC 9457 problem details body, what errors render to under `errorFormat: "problem"`. */
+export const problemBodySchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  errors: z.array(z.object({ code: errorCode, message: z.string(), path: errorPath.optional() })),
+});
 // What `static schema()` documents for exceptions without `includesPath`: items without `path`.
 const plainEnvelopeSchema = envelopeOf(z.object({ code: errorCode, message: z.string() }));
 const ENVELOPES: ReadonlySet<z.ZodType> = new Set([errorEnvelopeSchema, plainEnvelopeSchema]);

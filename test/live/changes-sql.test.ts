@@ -294,6 +294,25 @@ describe("a changes endpoint in the document", () => {
   });
 });
 
+describe("a changes endpoint's error event", () => {
+  it("is documented with the body an error response of its router has: the envelope, or problem details", async () => {
+    const errorEvent = (router: { getGeneratedSchema(version: "3.2"): unknown }) => {
+      const doc = router.getGeneratedSchema("3.2") as any;
+      const items = doc.paths["/projects/{projectId}/tasks/changes"].get.responses["200"].content["text/event-stream"];
+      return items.itemSchema.anyOf.find((item: any) => item.properties.event.const === "error").properties.data;
+    };
+    const driver = betterSqlite3Driver(new Database(":memory:"));
+    expect(Object.keys(errorEvent(tasksApp(driver, "tasks").router).properties)).toEqual([
+      "success",
+      "errors",
+      "result",
+    ]);
+    const problem = tasksApp(driver, "tasks", {}, { errorFormat: "problem" }).router;
+    expect(await documentErrors(problem.getGeneratedSchema("3.2") as any)).toBeNull();
+    expect(errorEvent(problem).required).toEqual(["type", "title", "status", "detail", "errors"]);
+  });
+});
+
 describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process and heard by another", () => {
   it("wakes the listeners of a second pool by NOTIFY when the first one's write commits", async () => {
     const { driver, second } = await engines.find((engine) => engine.name === "PostgreSQL")!.open();

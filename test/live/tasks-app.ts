@@ -96,6 +96,7 @@ export function tasksApp(
   database: SqlDriver | { binding: string },
   table: string,
   feedOptions: ChangeFeedOptions = {},
+  routerOptions: { errorFormat?: "envelope" | "problem" } = {},
 ) {
   const feed = changeFeed(feedOptions);
   const meta = metaOf(table, feed);
@@ -103,7 +104,7 @@ export function tasksApp(
   const binding = "binding" in database ? database.binding : undefined;
   // Each class over this app's table and feed; typed as the shared class, whose types the client reads.
   const app = new Hono();
-  const router = fromHono(app, "binding" in database ? {} : { db: database })
+  const router = fromHono(app, { ...routerOptions, ...("binding" in database ? {} : { db: database }) })
     .post(
       "/projects/:projectId/tasks",
       class extends CreateTask {

@@ -1,3 +1,5 @@
+import type { ErrorFormat } from "../../errors/render";
+
 /**
  * What an endpoint may ask of the router serving it: an endpoint's `this.params.router` (chanfana's
  * name). Typed here, in core, so endpoints reach their router through this and nothing else.
@@ -11,8 +13,11 @@
  * }
  */
 export interface EndpointHost {
-  /** The router's options; endpoints read `db`, the database SQL-backed endpoints use when they name none. */
-  readonly options: { readonly db?: unknown };
+  /**
+   * The router's options; endpoints read `db`, the database SQL-backed endpoints use when they name none,
+   * and `errorFormat`, what a stream's error event carries.
+   */
+  readonly options: { readonly db?: unknown; readonly errorFormat?: ErrorFormat };
   /** The fetch Request among a request's handler arguments (`this.args`). */
   getRequest(args: unknown[]): Request;
   /** The path parameters the router matched for a request's handler arguments. */
