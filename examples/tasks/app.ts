@@ -12,16 +12,27 @@ import {
   ListAttachments,
   ListProjects,
   ListTasks,
-  ProjectEvents,
+  TaskChanges,
   TaskStats,
   UpdateProject,
   UpdateTask,
   UploadAttachment,
+  unrecordedTaskWrites,
 } from "./endpoints";
 
-/** The tasks API: projects, their tasks, and a stats endpoint, on one Hono app. */
-export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
+export interface AppOptions {
+  docsAssets?: DocsAssetsOption;
+  /**
+   * Whether task writes record their changes for `GET /projects/{projectId}/tasks/changes` (default
+   * true). The Workers entry sets false until live collections run on D1, where a recorded write fails.
+   */
+  liveTasks?: boolean;
+}
+
+/** The tasks API: projects, their tasks and their changes, attachments, and a stats endpoint, on one Hono app. */
+export function createApp(options: AppOptions = {}) {
   const app = new Hono<{ Bindings: Env }>();
+  const writes = options.liveTasks === false ? unrecordedTaskWrites : { CreateTask, UpdateTask, DeleteTask };
 
   // Writes check the API key with their `auth` (endpoints.ts); reads and the docs are open.
   const openapi = fromHono(app, {
@@ -44,12 +55,14 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
   });
 
   // Chained, so the routes' types reach `typeof openapi` for the typed clients (docs/client.md).
+  // `/changes` before `/:id`, which would otherwise take "changes" for a task's id.
   const tasks = fromHono(new Hono<{ Bindings: Env }>())
     .get("/", ListTasks)
-    .post("/", CreateTask)
+    .post("/", writes.CreateTask)
+    .get("/changes", TaskChanges)
     .get("/:id", GetTask)
-    .patch("/:id", UpdateTask)
-    .delete("/:id", DeleteTask);
+    .patch("/:id", writes.UpdateTask)
+    .delete("/:id", writes.DeleteTask);
   const routes = openapi
     .get("/projects", ListProjects)
     .post("/projects", CreateProject)
@@ -59,7 +72,6 @@ export function createApp(options: { docsAssets?: DocsAssetsOption } = {}) {
     .route("/projects/:projectId/tasks", tasks)
     .post("/projects/:projectId/attachments", UploadAttachment)
     .get("/projects/:projectId/attachments", ListAttachments)
-    .get("/projects/:projectId/events", ProjectEvents)
     .get("/stats", TaskStats);
   // The same operations as MCP tools at /mcp, but the multipart upload (a tool's arguments are JSON); a tool
   // call runs its route as an HTTP request does, so writes need the same X-API-Key (docs/mcp.md).

@@ -11,7 +11,7 @@ import {
   pgDriver,
   type SqlDriver,
 } from "specroute";
-import { MIGRATIONS, POSTGRES_MIGRATIONS } from "./migrations";
+import { migrationsFor } from "./migrations";
 
 /** The database the server uses, read from the environment by {@link databaseConfig}. */
 export type DatabaseConfig = { kind: "postgres"; url: string; poolSize: number } | { kind: "sqlite"; file: string };
@@ -50,22 +50,20 @@ export async function migrate(config: DatabaseConfig): Promise<void> {
   if (config.kind === "sqlite") {
     mkdirSync(dirname(config.file), { recursive: true });
     const sqlite = openSqlite(config.file);
-    for (const statement of MIGRATIONS) await sqlite.execute(statement, []);
+    for (const statement of migrationsFor(sqlite)) await sqlite.execute(statement, []);
     await sqlite.close!();
     return;
   }
   const client = new pg.Client({ connectionString: config.url });
   await client.connect();
+  const db = pgDriver(client);
   try {
-    await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    for (const statement of POSTGRES_MIGRATIONS) await client.query(statement);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
+    await db.transaction!(async (tx) => {
+      await tx.execute("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      for (const statement of migrationsFor(db)) await tx.execute(statement, []);
+    });
   } finally {
-    await client.end();
+    await db.close!();
   }
 }
 

@@ -1,3 +1,5 @@
+import { changeLogTables, type SqlDriver } from "specroute";
+
 /** The schema, as SQLite (and Cloudflare D1, which is SQLite) statements; each is safe to run again. */
 export const MIGRATIONS: string[] = [
   `CREATE TABLE IF NOT EXISTS projects (
@@ -65,3 +67,14 @@ export const POSTGRES_MIGRATIONS: string[] = [
   )`,
   `CREATE INDEX IF NOT EXISTS attachments_project ON attachments ("projectId")`,
 ];
+
+/**
+ * Every statement that makes the example's schema on `driver`'s database (SQLite or PostgreSQL): its
+ * tables, then the change log's two (`changeLogTables`), since the tasks are a live collection
+ * (docs/live.md). The log would make its tables on first use; made here, a cluster's primary makes
+ * them once, before any worker starts.
+ */
+export function migrationsFor(driver: SqlDriver): string[] {
+  const tables = driver.dialect.name === "postgres" ? POSTGRES_MIGRATIONS : MIGRATIONS;
+  return [...tables, ...changeLogTables(driver.dialect)];
+}

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { app } from "../../examples/tasks/app";
-import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../../examples/tasks/migrations";
+import { MIGRATIONS, migrationsFor } from "../../examples/tasks/migrations";
 import { betterSqlite3Driver, pgDriver } from "../../src";
 import { main } from "../../src/cli/main";
 import { documentErrors } from "../helpers";
@@ -28,9 +28,9 @@ describe("the tasks example on Node (app.request)", () => {
   it.skipIf(!pgUrl)("serves the scenario over PostgreSQL (pg), on the example's PostgreSQL migrations", async () => {
     const schema = await freshPostgresSchema(pgUrl!, "wt_scale_example");
     try {
-      for (const statement of POSTGRES_MIGRATIONS) await schema.pool.query(statement);
+      for (const statement of migrationsFor(pgDriver(schema.pool))) await schema.pool.query(statement);
       // Twice: each statement is safe to run again.
-      for (const statement of POSTGRES_MIGRATIONS) await schema.pool.query(statement);
+      for (const statement of migrationsFor(pgDriver(schema.pool))) await schema.pool.query(statement);
       const env = { DB: pgDriver(schema.pool), API_KEY: "test-key" };
       await runTasksScenario((path, init) => Promise.resolve(app.request(path, init, env)));
       const { rows } = await schema.pool.query(`SELECT "projectId", id, status FROM tasks ORDER BY id`);
@@ -91,9 +91,9 @@ describe("the tasks example on Node (app.request)", () => {
       "/projects",
       "/projects/{id}",
       "/projects/{projectId}/tasks",
+      "/projects/{projectId}/tasks/changes",
       "/projects/{projectId}/tasks/{id}",
       "/projects/{projectId}/attachments",
-      "/projects/{projectId}/events",
       "/stats",
     ]);
     expect(served.paths["/projects"].post.security).toEqual([{ apiKey: [] }]);

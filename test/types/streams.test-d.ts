@@ -1,4 +1,4 @@
-import { createClient } from "specroute/client";
+import { createClient, type ErrorEnvelope } from "specroute/client";
 import { describe, expectTypeOf, it } from "vitest";
 import type { TasksApi } from "../../examples/tasks/app";
 
@@ -10,23 +10,23 @@ type Task = {
   priority: number;
   due: string | null;
 };
-type TaskEvent = {
-  data: { type: "created" | "updated" | "deleted"; task: Task };
-  event?: string | undefined;
-  id?: string | undefined;
-  retry?: number | undefined;
-};
+type TaskEvent =
+  | { event: "created" | "updated" | "deleted"; id: string; data: { object: Task; etag?: string } }
+  | { event: "reset" | "lagged"; id?: undefined; data: { message: string } }
+  | { event: "error"; id?: undefined; data: ErrorEnvelope };
 
 describe("a streamed answer through the typed client", () => {
-  it("reads the example's Server-Sent Events as an async iterator of typed events", async () => {
+  it("reads the example's live task changes as an async iterator of events told apart by kind", async () => {
     const api = createClient<TasksApi>("http://127.0.0.1:8787");
-    const listening = await api.get("/projects/:projectId/events", { param: { projectId: 1 } });
+    const listening = await api.get("/projects/:projectId/tasks/changes", { param: { projectId: 1 } });
     if (listening.ok) {
       expectTypeOf(listening.data).toEqualTypeOf<AsyncIterableIterator<TaskEvent>>();
-      for await (const event of listening.data) {
-        expectTypeOf(event.data.task.status).toEqualTypeOf<"todo" | "doing" | "done">();
-        // @ts-expect-error: an event has no members beyond data, event, id and retry
-        event.payload;
+      for await (const change of listening.data) {
+        if (change.event === "updated")
+          expectTypeOf(change.data.object.status).toEqualTypeOf<"todo" | "doing" | "done">();
+        if (change.event === "reset") expectTypeOf(change.data.message).toEqualTypeOf<string>();
+        // @ts-expect-error: an event has no members beyond event, id and data
+        change.payload;
       }
     }
   });
