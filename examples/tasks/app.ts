@@ -17,22 +17,15 @@ import {
   UpdateProject,
   UpdateTask,
   UploadAttachment,
-  unrecordedTaskWrites,
 } from "./endpoints";
 
 export interface AppOptions {
   docsAssets?: DocsAssetsOption;
-  /**
-   * Whether task writes record their changes for `GET /projects/{projectId}/tasks/changes` (default
-   * true). The Workers entry sets false until live collections run on D1, where a recorded write fails.
-   */
-  liveTasks?: boolean;
 }
 
 /** The tasks API: projects, their tasks and their changes, attachments, and a stats endpoint, on one Hono app. */
 export function createApp(options: AppOptions = {}) {
   const app = new Hono<{ Bindings: Env }>();
-  const writes = options.liveTasks === false ? unrecordedTaskWrites : { CreateTask, UpdateTask, DeleteTask };
 
   // Writes check the API key with their `auth` (endpoints.ts); reads and the docs are open.
   const openapi = fromHono(app, {
@@ -58,11 +51,11 @@ export function createApp(options: AppOptions = {}) {
   // `/changes` before `/:id`, which would otherwise take "changes" for a task's id.
   const tasks = fromHono(new Hono<{ Bindings: Env }>())
     .get("/", ListTasks)
-    .post("/", writes.CreateTask)
+    .post("/", CreateTask)
     .get("/changes", TaskChanges)
     .get("/:id", GetTask)
-    .patch("/:id", writes.UpdateTask)
-    .delete("/:id", writes.DeleteTask);
+    .patch("/:id", UpdateTask)
+    .delete("/:id", DeleteTask);
   const routes = openapi
     .get("/projects", ListProjects)
     .post("/projects", CreateProject)

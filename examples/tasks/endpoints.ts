@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import {
   apiKeyAuth,
-  type ChangeFeed,
   ConflictException,
   changeFeed,
   contentJson,
@@ -49,13 +48,7 @@ const projectMeta = { model: projectModel, tags: ["projects"] };
  * streams them to every listener, whichever process it is connected to.
  */
 export const taskFeed = changeFeed();
-// `changes` typed as optional, so the Workers entry's writes (unrecordedTaskWrites) can go without it.
-const taskMeta = {
-  model: taskModel,
-  pathParameters: ["projectId", "id"],
-  tags: ["tasks"],
-  changes: taskFeed as ChangeFeed | undefined,
-};
+const taskMeta = { model: taskModel, pathParameters: ["projectId", "id"], tags: ["tasks"], changes: taskFeed };
 
 export class CreateProject extends SqlCreateEndpoint {
   _meta = { ...projectMeta, fields: NewProject };
@@ -198,23 +191,6 @@ export class TaskChanges extends SqlChangesEndpoint {
     return filters;
   }
 }
-
-/**
- * The task writes without their change feed: what the Workers entry serves until live collections run
- * on D1 (there a live write answers an error, "D1 is not supported yet"). Their changes are not recorded,
- * so TaskChanges hears none of them.
- */
-export const unrecordedTaskWrites = {
-  CreateTask: class extends CreateTask {
-    override _meta = { ...taskMeta, fields: NewTask, changes: undefined };
-  } as typeof CreateTask,
-  UpdateTask: class extends UpdateTask {
-    override _meta = { ...taskMeta, fields: NewTask, changes: undefined };
-  } as typeof UpdateTask,
-  DeleteTask: class extends DeleteTask {
-    override _meta = { ...taskMeta, changes: undefined };
-  } as typeof DeleteTask,
-};
 
 const ProjectPath = z.object({ projectId: z.number().int() });
 

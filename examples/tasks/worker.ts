@@ -1,7 +1,8 @@
-// Cloudflare Workers entry: env.DB is a D1 database with MIGRATIONS applied, env.API_KEY a secret.
-// Task writes record no changes here yet: live collections on D1 (their broker a Durable Object) are
-// still to come, and until then a recorded write on D1 fails, so GET /projects/{projectId}/tasks/changes
-// hears nothing on Workers.
-import { createApp } from "./app";
+// Cloudflare Workers entry: env.DB is a D1 database with MIGRATIONS applied, env.API_KEY a secret, and
+// env.LIVE_CHANGES the Durable Object namespace of LiveChangesObject, which wakes the listeners of
+// GET /projects/{projectId}/tasks/changes when a task write commits in any isolate.
+import { app } from "./app";
 
-export default createApp({ liveTasks: false }).app;
+export { LiveChangesObject } from "specroute";
+
+export default app;

@@ -9,7 +9,11 @@ describe("the tasks example's MCP server inside workerd with D1 (Miniflare), ove
   let worker: Awaited<ReturnType<typeof startWorker>>;
   let origin: string;
   beforeAll(async () => {
-    worker = await startWorker("examples/tasks/worker.ts", { schema: MIGRATIONS, bindings: { API_KEY } });
+    worker = await startWorker("examples/tasks/worker.ts", {
+      schema: MIGRATIONS,
+      bindings: { API_KEY },
+      durableObjects: { LIVE_CHANGES: "LiveChangesObject" },
+    });
     // Miniflare's own HTTP server in front of workerd, on 127.0.0.1.
     origin = (await worker.mf.ready).origin;
   }, 60_000);

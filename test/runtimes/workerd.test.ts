@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TasksApi } from "../../examples/tasks/app";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
+import { createClient } from "../../src/client";
 import { runTasksScenario } from "../examples/tasks.scenario";
 import { documentErrors } from "../helpers";
 import { startWorker } from "./bundle";
@@ -7,12 +9,41 @@ import { startWorker } from "./bundle";
 describe("the tasks example inside workerd with D1 (Miniflare)", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    worker = await startWorker("examples/tasks/worker.ts", { schema: MIGRATIONS, bindings: { API_KEY: "test-key" } });
+    worker = await startWorker("examples/tasks/worker.ts", {
+      schema: MIGRATIONS,
+      bindings: { API_KEY: "test-key" },
+      durableObjects: { LIVE_CHANGES: "LiveChangesObject" },
+    });
   }, 60_000);
   afterAll(() => worker?.mf.dispose());
 
   it("serves the same scenario as on Node", async () => {
     await runTasksScenario(worker.fetch);
+  });
+
+  it("streams a project's task changes to a listener, the writes made by other requests", async () => {
+    const origin = await worker.origin();
+    const writer = createClient<TasksApi>(origin, { headers: { "x-api-key": "test-key" } });
+    const project = await writer.post("/projects", { json: { name: "Live on Workers" } });
+    if (!project.ok) throw new Error(`creating the project answered ${project.status}`);
+    const projectId = project.data.result.id;
+    const listening = await createClient<TasksApi>(origin).get("/projects/:projectId/tasks/changes", {
+      param: { projectId },
+    });
+    if (!listening.ok) throw new Error(`listening answered ${listening.status}`);
+    const events = listening.data[Symbol.asyncIterator]();
+    const task = await writer.post("/projects/:projectId/tasks", { param: { projectId }, json: { title: "Heard" } });
+    if (!task.ok) throw new Error(`creating the task answered ${task.status}`);
+    const id = task.data.result.id;
+    await writer.patch("/projects/:projectId/tasks/:id", { param: { projectId, id }, json: { status: "done" } });
+    await writer.delete("/projects/:projectId/tasks/:id", { param: { projectId, id } });
+    const heard = [(await events.next()).value, (await events.next()).value, (await events.next()).value];
+    await events.return?.();
+    expect(heard.map((event: any) => [event.event, event.data.object.id, event.data.object.status])).toEqual([
+      ["created", id, "todo"],
+      ["updated", id, "done"],
+      ["deleted", id, "done"],
+    ]);
   });
 
   it("serves a valid document and the docs page", async () => {
