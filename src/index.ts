@@ -232,6 +232,7 @@ export {
   validateTableName,
 } from "./sql";
 export {
+  D1ChangesEndpoint,
   D1CreateEndpoint,
   D1DeleteEndpoint,
   D1ListEndpoint,

@@ -17,7 +17,9 @@ function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-const quote = sqliteDialect.quote;
+function quote(name: string): string {
+  return sqliteDialect.quote(name);
+}
 
 // FNV-1a: a short, stable tag of the column list, so a migration that changes the columns makes new triggers.
 function tag(text: string): string {

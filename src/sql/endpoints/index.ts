@@ -70,8 +70,9 @@ export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlL
 
 /**
  * Changes over SQL: a live collection's changes as Server-Sent Events (see `ChangesEndpoint`), read from
- * the change log the SQL writes of the same Meta record in their transactions; PostgreSQL's NOTIFY wakes
- * the listeners of every process, other engines are polled (docs/live.md).
+ * the change log the SQL writes of the same Meta record in their transactions (on D1, their table's
+ * triggers in their statements); PostgreSQL's NOTIFY wakes the listeners of every process, on D1 a
+ * Durable Object, other engines are polled (docs/live.md).
  *
  * @example
  * class TaskChanges extends SqlChangesEndpoint { _meta = { model: taskModel, changes: taskFeed }; filterFields = ["done"]; }
@@ -79,3 +80,8 @@ export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlL
 export class SqlChangesEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredChanges(
   SqlBacked,
 )<HandleArgs> {}
+
+/** {@link SqlChangesEndpoint} over the D1 binding "DB", as the other D1 endpoints. */
+export class D1ChangesEndpoint<HandleArgs extends Array<object> = any> extends SqlChangesEndpoint<HandleArgs> {
+  override dbName = "DB";
+}
