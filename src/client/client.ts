@@ -193,12 +193,20 @@ function cookieHeader(cookies: Record<string, unknown>): string {
 function readStream(response: Response, request: Request): AsyncIterableIterator<unknown> | undefined {
   const type = (response.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   if (!response.body) return undefined;
-  if (type === "text/event-stream") return events(lines(response.body, request));
-  if (type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines") {
-    return jsonLines(lines(response.body, request));
-  }
-  return undefined;
+  const jsonl = type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines";
+  if (type !== "text/event-stream" && !jsonl) return undefined;
+  // Locked now, not at the first item: undici cancels the body of a collected Response that nothing reads yet.
+  const reader = response.body.getReader();
+  const items = type === "text/event-stream" ? events(lines(reader, request)) : jsonLines(lines(reader, request));
+  // The body goes with the items instead: an iterator dropped unread still lets its connection go.
+  unreadStreams.register(items, reader);
+  return items;
 }
+
+/** Cancels the body of a streamed answer whose items were collected (left unread, or not read to the end). */
+const unreadStreams = /* @__PURE__ */ new FinalizationRegistry<ReadableStreamDefaultReader<Uint8Array>>((reader) => {
+  reader.cancel().catch(() => {});
+});
 
 /** Keeps `request` reachable for as long as the caller's frame is; a no-op the optimizer cannot drop. */
 function keepUntilRead(request: Request): void {
@@ -209,8 +217,7 @@ function keepUntilRead(request: Request): void {
  * The body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is released on
  * exit. `request` is held while the body streams, so aborting its signal ends the stream (see `call`).
  */
-async function* lines(body: ReadableStream<Uint8Array>, request: Request): AsyncGenerator<string> {
-  const reader = body.getReader();
+async function* lines(reader: ReadableStreamDefaultReader<Uint8Array>, request: Request): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let pending = "";
   try {
