@@ -9,6 +9,6 @@ export {
   DrizzleReadEndpoint,
   DrizzleUpdateEndpoint,
 } from "./endpoints";
-export { drizzleLiveStorage, drizzleSqlDriver } from "./live";
+export { drizzleLiveStorage } from "./live";
 export { type ColumnKey, type DrizzleMeta, type DrizzleMetaOptions, type DrizzleModel, drizzleMeta } from "./meta";
 export type { DrizzleSession, DrizzleTable } from "./table";

@@ -169,7 +169,7 @@ function listenOf(db: AnyDatabase): SqlDriver["listen"] {
  * through Drizzle's own, on the database's connection; over a node-postgres Pool it can also LISTEN.
  * D1 has no transaction to hold a write and its change in, so its driver has none.
  */
-export function drizzleSqlDriver(db: DrizzleDatabase): SqlDriver {
+function drizzleSqlDriver(db: DrizzleDatabase): DrizzleSqlDriver {
   let driver = drivers.get(db);
   if (driver) return driver;
   const dialect = SQL_DIALECTS[databaseDialect(db).name];
@@ -199,8 +199,24 @@ export function drizzleSqlDriver(db: DrizzleDatabase): SqlDriver {
   return driver;
 }
 
+/** `driver`, with each statement of the log sent to the session's `onQuery` first, as the table's statements are. */
+function loggedDriver(driver: DrizzleSqlDriver, onQuery: DrizzleSession["onQuery"]): DrizzleSqlDriver {
+  if (!onQuery) return driver;
+  return {
+    ...driver,
+    query<T>(text: string, params: unknown[]) {
+      onQuery(text, params);
+      return driver.query<T>(text, params);
+    },
+    execute(text, params) {
+      onQuery(text, params);
+      return driver.execute(text, params);
+    },
+  };
+}
+
 function driverOf(session: DrizzleSession): DrizzleSqlDriver {
-  return sessionDrivers.get(session) ?? (drizzleSqlDriver(session.db) as DrizzleSqlDriver);
+  return sessionDrivers.get(session) ?? drizzleSqlDriver(session.db);
 }
 
 /** The SQL change log read and written on Drizzle sessions: each session's statements go to its driver. */
@@ -233,7 +249,7 @@ export function drizzleLiveStorage(
   collection: string,
   open: (db: DrizzleDatabase) => DrizzleSession = (tx) => ({ db: tx }),
 ): LiveStorage<DrizzleSession> {
-  const driver = drizzleSqlDriver(db) as DrizzleSqlDriver;
+  const driver = drizzleSqlDriver(db);
   const live = sqlLiveStorage(feed, driver, collection);
   let session = rootSessions.get(db);
   if (!session) {
@@ -246,7 +262,7 @@ export function drizzleLiveStorage(
     transaction: (work) =>
       live.transaction((tx) => {
         const inTransaction = open((tx as DrizzleSqlDriver).drizzle);
-        sessionDrivers.set(inTransaction, tx as DrizzleSqlDriver);
+        sessionDrivers.set(inTransaction, loggedDriver(tx as DrizzleSqlDriver, inTransaction.onQuery));
         return work(inTransaction);
       }),
   };

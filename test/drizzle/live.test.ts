@@ -37,6 +37,7 @@ import {
 } from "../../src/drizzle";
 import { mariadbDialect } from "../../src/sql";
 import { openD1Binding } from "../endpoints/d1";
+import { recordingLogger } from "../endpoints/recording-logger";
 import { captureConsoleErrors, jsonBody, listenOnLoopback } from "../helpers";
 import { createTable, Task, tasksApp } from "../live/tasks-app";
 
@@ -420,6 +421,24 @@ describe.skipIf(!pgUrl)(
     });
   },
 );
+
+describe("a live write over a Drizzle table with the endpoint's logger", () => {
+  it("sends the change log's statements to the logger, as the table's own, in the write's transaction", async () => {
+    const { db, table, tableName, feed } = await freshApp(engines[0]!);
+    const logger = recordingLogger();
+    class CreateLogged extends DrizzleCreateEndpoint {
+      _meta = metaOf(table, tableName, feed);
+      logger = logger;
+    }
+    const app = new Hono();
+    fromHono(app, { db }).post("/projects/:projectId/tasks", CreateLogged);
+    expect((await app.request("/projects/1/tasks", jsonBody({ title: "logged" }))).status).toBe(201);
+    const statements = (logger.lines.debug ?? []).map(([line]) => String(line));
+    expect(statements.some((line) => /^\[CreateLogged\] SQL: insert into/.test(line))).toBe(true);
+    expect(statements.some((line) => /^\[CreateLogged\] SQL: INSERT INTO "specroute_changes"/.test(line))).toBe(true);
+    expect(logger.lines.log).toEqual([[`Successfully created record in ${tableName}`]]);
+  });
+});
 
 describe("a live collection over a Drizzle table on D1", () => {
   const logged = captureConsoleErrors();
