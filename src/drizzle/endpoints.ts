@@ -11,7 +11,7 @@ import {
   StoredUpdate,
 } from "../sql/endpoints/stored";
 import { type DrizzleDatabase, isDrizzleDatabase } from "./dialects";
-import { drizzleLiveStorage } from "./live";
+import { drizzleLiveStorage, outsideLiveWrites } from "./live";
 import type { DrizzleModel } from "./meta";
 import { type DrizzleSession, DrizzleTable } from "./table";
 
@@ -98,6 +98,14 @@ export function DrizzleBacked<TBase extends EndpointClass>(Base: TBase): TBase &
 
     protected get recordsChanges(): boolean {
       return true;
+    }
+
+    /** A table operation, kept out of the live writes' transactions on a synchronous SQLite connection. */
+    override withTable<T>(
+      operation: (table: DrizzleTable, session: DrizzleSession) => Promise<T>,
+      write?: string,
+    ): Promise<T> {
+      return super.withTable((table, session) => outsideLiveWrites(session.db, () => operation(table, session)), write);
     }
 
     /** The live collection on `db`: the SQL change log in its tables, each write in a Drizzle transaction. */

@@ -141,6 +141,17 @@ function syncSqliteDriver(db: AnyDatabase): DrizzleSqlDriver {
   };
 }
 
+/**
+ * Runs a table operation on `db` outside the live writes' transactions: on a synchronous SQLite
+ * connection that live writes hold (see `syncSqliteDriver`), it waits for theirs and holds the connection
+ * in turn, so none of its statements lands inside one; on any other database it just runs.
+ */
+export function outsideLiveWrites<T>(db: DrizzleDatabase, run: () => Promise<T>): Promise<T> {
+  const client: object = (db as AnyDatabase).$client ?? db;
+  const lock = connectionLocks.get(client);
+  return lock ? lock.hold(run) : run();
+}
+
 /** Whether a node-postgres client is a Pool (it counts its clients), whose clients can be held for LISTEN. */
 function isPgPool(client: unknown): client is Parameters<typeof pgDriver>[0] {
   return (
@@ -202,8 +213,9 @@ function drizzleSqlDriver(db: DrizzleDatabase): DrizzleSqlDriver {
 /** `driver`, with each statement of the log sent to the session's `onQuery` first, as the table's statements are. */
 function loggedDriver(driver: DrizzleSqlDriver, onQuery: DrizzleSession["onQuery"]): DrizzleSqlDriver {
   if (!onQuery) return driver;
-  return {
+  const logged: DrizzleSqlDriver = {
     ...driver,
+    transaction: (nested) => nested(logged),
     query<T>(text: string, params: unknown[]) {
       onQuery(text, params);
       return driver.query<T>(text, params);
@@ -213,6 +225,7 @@ function loggedDriver(driver: DrizzleSqlDriver, onQuery: DrizzleSession["onQuery
       return driver.execute(text, params);
     },
   };
+  return logged;
 }
 
 function driverOf(session: DrizzleSession): DrizzleSqlDriver {

@@ -422,6 +422,35 @@ describe.skipIf(!pgUrl)(
   },
 );
 
+describe("a synchronous SQLite connection that live writes share with other endpoints", () => {
+  it("keeps a non-live endpoint's write out of a live write's open transaction, so a rollback takes only its own", async () => {
+    const { driver, db, table, tableName, feed } = await freshApp(engines[0]!);
+    const { changes: _, ...plainMeta } = metaOf(table, tableName, feed);
+    class CreatePlain extends DrizzleCreateEndpoint {
+      _meta = plainMeta;
+    }
+    const app = new Hono();
+    fromHono(app, { db }).post("/projects/:projectId/tasks", CreatePlain);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const live = recordedWrite(drizzleLiveStorage(feed, db, tableName), async ({ db: tx }) => {
+      await (tx as any).insert(table).values({ projectId: 1, title: "rolled back" });
+      await held;
+      throw new Error("refused after the insert");
+    });
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await pause();
+    const plain = app.request("/projects/1/tasks", jsonBody({ title: "kept" }));
+    await pause();
+    release();
+    await expect(live).rejects.toThrow("refused after the insert");
+    expect((await plain).status).toBe(201);
+    expect(await driver.query(`SELECT title FROM ${tableName}`, [])).toEqual([{ title: "kept" }]);
+  });
+});
+
 describe("a live write over a Drizzle table with the endpoint's logger", () => {
   it("sends the change log's statements to the logger, as the table's own, in the write's transaction", async () => {
     const { db, table, tableName, feed } = await freshApp(engines[0]!);
