@@ -193,24 +193,27 @@ function cookieHeader(cookies: Record<string, unknown>): string {
 function readStream(response: Response, request: Request): AsyncIterableIterator<unknown> | undefined {
   const type = (response.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   if (!response.body) return undefined;
-  if (type === "text/event-stream") return events(lines(response.body, request));
+  if (type === "text/event-stream") return events(lines(response, request));
   if (type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines") {
-    return jsonLines(lines(response.body, request));
+    return jsonLines(lines(response, request));
   }
   return undefined;
 }
 
-/** Keeps `request` reachable for as long as the caller's frame is; a no-op the optimizer cannot drop. */
-function keepUntilRead(request: Request): void {
-  if (request.bodyUsed === undefined) throw new TypeError("not a Request");
+/** Keeps `message` reachable for as long as the caller's frame is; a no-op the optimizer cannot drop. */
+function keepUntilRead(message: Request | Response): void {
+  if (message.bodyUsed === undefined) throw new TypeError("not a Request or Response");
 }
 
 /**
- * The body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is released on
- * exit. `request` is held while the body streams, so aborting its signal ends the stream (see `call`).
+ * The response body's lines as they arrive (CR LF, LF or CR ended), decoded as UTF-8; the reader is
+ * released on exit. `request` is held while the body streams, so aborting its signal ends the stream
+ * (see `call`); `response` too, since undici cancels the body of a collected Response that nothing
+ * reads yet (an iterator kept while its Response is not, before its first item). The body stays the
+ * caller's until the first item is asked for.
  */
-async function* lines(body: ReadableStream<Uint8Array>, request: Request): AsyncGenerator<string> {
-  const reader = body.getReader();
+async function* lines(response: Response, request: Request): AsyncGenerator<string> {
+  const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let pending = "";
   try {
@@ -232,6 +235,7 @@ async function* lines(body: ReadableStream<Uint8Array>, request: Request): Async
     if (pending !== "") yield pending;
   } finally {
     keepUntilRead(request);
+    keepUntilRead(response);
     await reader.cancel().catch(() => {});
   }
 }

@@ -150,13 +150,20 @@ export function dialectOf(table: unknown): DrizzleDialect {
  * Drizzle's `is(value, Class)` by the class's entity name: a database is recognised without importing
  * its class, whose query builders would otherwise reach the bundle of an app on another dialect.
  */
-function isEntity(value: unknown, kind: string): boolean {
+export function isEntity(value: unknown, kind: string): boolean {
   if (typeof value !== "object" || value === null) return false;
   for (let type = value.constructor; type; type = Object.getPrototypeOf(type)) {
     if (Object.hasOwn(type, entityKind) && (type as unknown as Record<symbol, unknown>)[entityKind] === kind)
       return true;
   }
   return false;
+}
+
+/** The dialect of a Drizzle database (or transaction), as `dialectOf` answers for a table. */
+export function databaseDialect(db: DrizzleDatabase): DrizzleDialect {
+  const dialect = [sqliteDialect, postgresDialect, mysqlDialect].find((each) => each.owns(db));
+  if (!dialect) throw new TypeError("Not a Drizzle database of SQLite, PostgreSQL or MySQL");
+  return dialect;
 }
 
 /** Whether `value` is a Drizzle database (or transaction) of any dialect. */

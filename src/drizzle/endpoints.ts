@@ -1,8 +1,17 @@
 import type { Table } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle as drizzleD1 } from "drizzle-orm/d1";
+import type { LiveStorage } from "../live/record";
 import { type EndpointClass, StorageBacked, type StorageBackedMembers } from "../sql/endpoints/storage-backed";
-import { StoredCreate, StoredDelete, StoredList, StoredRead, StoredUpdate } from "../sql/endpoints/stored";
+import {
+  StoredChanges,
+  StoredCreate,
+  StoredDelete,
+  StoredList,
+  StoredRead,
+  StoredUpdate,
+} from "../sql/endpoints/stored";
 import { type DrizzleDatabase, isDrizzleDatabase } from "./dialects";
+import { drizzleLiveStorage, outsideLiveWrites } from "./live";
 import type { DrizzleModel } from "./meta";
 import { type DrizzleSession, DrizzleTable } from "./table";
 
@@ -87,6 +96,23 @@ export function DrizzleBacked<TBase extends EndpointClass>(Base: TBase): TBase &
       return { db, onQuery: (sql, params) => logger.debug?.(`[${label}] SQL: ${sql}`, params) };
     }
 
+    protected get recordsChanges(): boolean {
+      return true;
+    }
+
+    /** A table operation, kept out of the live writes' transactions on a synchronous SQLite connection. */
+    override withTable<T>(
+      operation: (table: DrizzleTable, session: DrizzleSession) => Promise<T>,
+      write?: string,
+    ): Promise<T> {
+      return super.withTable((table, session) => outsideLiveWrites(session.db, () => operation(table, session)), write);
+    }
+
+    /** The live collection on `db`: the SQL change log in its tables, each write in a Drizzle transaction. */
+    override liveStorage(db: DrizzleDatabase): LiveStorage<DrizzleSession> {
+      return drizzleLiveStorage(this.meta.changes!, db, this.meta.model.tableName, (tx) => this.openSession(tx));
+    }
+
     /**
      * The Drizzle table this endpoint queries: the Meta's, as `drizzleMeta(table)` puts it there.
      * Override it to serve a Meta of your own (a hand-written zod model) over a Drizzle table.
@@ -107,7 +133,7 @@ export function DrizzleBacked<TBase extends EndpointClass>(Base: TBase): TBase &
   return DrizzleBackedEndpoint;
 }
 
-// The five declarations below are alike on purpose: each names one mixin chain; the bodies are in sql/endpoints/stored.ts.
+// The six declarations below are alike on purpose: each names one mixin chain; the bodies are in sql/endpoints/stored.ts.
 /**
  * Create over a Drizzle table: inserts the object with Drizzle and answers it as stored (generated id,
  * defaults). With `bulk`, every object in one `db.batch()` (D1, libsql) or one `db.transaction()`.
@@ -143,5 +169,19 @@ export class DrizzleDeleteEndpoint<HandleArgs extends Array<object> = any> exten
  * pages count `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries.
  */
 export class DrizzleListEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredList(
+  DrizzleBacked,
+)<HandleArgs> {}
+
+/**
+ * The changes of a live collection over a Drizzle table, as Server-Sent Events (see `ChangesEndpoint`):
+ * what the Drizzle (or SQL) endpoints of the same `_meta.changes` write, each change's row decoded as
+ * the Read endpoint's rows are.
+ *
+ * @example
+ * const taskMeta = { ...drizzleMeta(tasks), changes: changeFeed() };
+ * class TaskChanges extends DrizzleChangesEndpoint { _meta = taskMeta; filterFields = ["done"]; }
+ * fromHono(app, { db }).get("/tasks/changes", TaskChanges);
+ */
+export class DrizzleChangesEndpoint<HandleArgs extends Array<object> = any> extends /* @__PURE__ */ StoredChanges(
   DrizzleBacked,
 )<HandleArgs> {}

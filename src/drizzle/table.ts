@@ -86,6 +86,8 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
   readonly #nullable: ReadonlySet<string>;
   /** Fields whose declared kind Drizzle's column does not hand back (a hand-written model over a plain column). */
   readonly #decoders: readonly [string, ColumnKind][];
+  /** Each field's declared kind, to decode a row that went through JSON (a live collection's change). */
+  readonly #kinds: ReadonlyMap<string, ColumnKind>;
   /** JSON fields over a column that does not store JSON itself: written as JSON text, as SqlTable writes them. */
   readonly #jsonText: ReadonlySet<string>;
   /** Model field of each database column name, to name the fields of a unique violation. */
@@ -108,6 +110,7 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
     const columns = new Map<string, Column>();
     const nullable = new Set<string>();
     const decoders: [string, ColumnKind][] = [];
+    const kinds = new Map<string, ColumnKind>();
     const jsonText = new Set<string>();
     for (const [name, schema] of Object.entries(shape)) {
       const column = Object.hasOwn(tableColumns, name) ? tableColumns[name] : undefined;
@@ -119,12 +122,14 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
       columns.set(name, column);
       if (mayBeNull(schema) && !model.primaryKeys.includes(name)) nullable.add(name);
       const kind = columnKind(schema);
+      kinds.set(name, kind);
       if (kind !== "unknown" && DRIZZLE_KINDS[column.dataType] !== kind) decoders.push([name, kind]);
       if (kind === "json" && column.dataType !== "json") jsonText.add(name);
     }
     this.#columns = columns;
     this.#nullable = nullable;
     this.#decoders = decoders;
+    this.#kinds = kinds;
     this.#jsonText = jsonText;
     this.columns = [...columns.keys()];
     this.#selection = Object.fromEntries(columns);
@@ -200,6 +205,13 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
     } catch (error) {
       throw await this.#wrap(session, error);
     }
+  }
+
+  /** A row as stored that went through JSON (a live collection's change), decoded as the model declares. */
+  decodeRow(row: Record<string, unknown>): SqlRow {
+    const decoded: SqlRow = {};
+    for (const [name, kind] of this.#kinds) decoded[name] = decodeValue(kind, row[name]);
+    return decoded;
   }
 
   /** The first row (in primary key order) matching all conditions, or null. */

@@ -53,4 +53,22 @@ describe("a streamed answer of the typed client", () => {
     expect(outcome).toBe("AbortError");
     expect(received).toBeLessThan(10);
   });
+
+  it("goes on streaming when the Response is collected before the first item is read", async () => {
+    // Only the iterator is kept, as a caller that listens and then does other work keeps it.
+    const listen = async () => {
+      const answer = await createClient<typeof router>(server.origin).get("/ticks");
+      if (!answer.ok) throw new Error(`answered ${answer.status}`);
+      return answer.data[Symbol.asyncIterator]();
+    };
+    const ticks = await listen();
+    // Nothing holds the Response now: undici cancels a collected Response's body unless it is being read.
+    for (let round = 0; round < 3; round++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const first = await ticks.next();
+    await ticks.return?.();
+    expect(first).toEqual({ done: false, value: { data: { n: 0 } } });
+  });
 });

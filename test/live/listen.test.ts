@@ -1,5 +1,4 @@
 import Database from "better-sqlite3";
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -12,7 +11,6 @@ import {
   sqlLiveStorage,
 } from "../../src";
 import { createClient } from "../../src/client";
-import { DrizzleCreateEndpoint, drizzleMeta } from "../../src/drizzle";
 import { listen } from "../../src/live/listen";
 
 // A listener's queue on a real SQLite change log: bounded by the feed's bufferSize, so a client that
@@ -43,18 +41,6 @@ describe("a live collection's listener that reads slower than changes come", () 
     await write(12);
     expect(await fresh.next()).toEqual({ done: false, value: "change 12" });
     await fresh.return?.();
-  });
-});
-
-describe("a live collection on a storage that cannot record its changes yet", () => {
-  it("fails the registration of a Drizzle endpoint whose Meta names a change feed, saying so", () => {
-    const users = sqliteTable("users", { id: integer("id").primaryKey(), name: text("name").notNull() });
-    class CreateUser extends DrizzleCreateEndpoint {
-      _meta = { ...drizzleMeta(users), changes: changeFeed() };
-    }
-    expect(() => fromHono(new Hono()).post("/users", CreateUser)).toThrow(
-      "live collections (_meta.changes) are not supported on this storage yet",
-    );
   });
 });
 

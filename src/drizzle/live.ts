@@ -1,0 +1,282 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { ChangeFeed } from "../live/feed";
+import type { LiveStorage } from "../live/record";
+import type { ChangeLog } from "../live/types";
+import type { Dialect } from "../sql/dialect";
+import { mysqlDialect } from "../sql/dialects/mysql";
+import { postgresDialect } from "../sql/dialects/postgres";
+import { sqliteDialect } from "../sql/dialects/sqlite";
+import type { ExecuteResult, SqlDriver } from "../sql/driver";
+import { pgDriver } from "../sql/drivers/pg";
+import { ConnectionLock } from "../sql/drivers/transaction";
+import { sqlLiveStorage } from "../sql/live";
+import { type DrizzleDatabase, databaseDialect, isEntity } from "./dialects";
+import type { DrizzleSession } from "./table";
+
+// `any`: the three dialects' databases share `execute`/`all`/`run`/`transaction` by name, not by a declared type.
+type AnyDatabase = any;
+
+/** A SqlDriver over a Drizzle database or transaction, and that Drizzle database, which the table's statements use. */
+interface DrizzleSqlDriver extends SqlDriver {
+  readonly drizzle: DrizzleDatabase;
+}
+
+const SQL_DIALECTS: Record<"sqlite" | "postgres" | "mysql", Dialect> = {
+  sqlite: sqliteDialect,
+  postgres: postgresDialect,
+  mysql: mysqlDialect,
+};
+
+// One driver per Drizzle database, so the change log's tables, its broker and its readers are made once per database.
+const drivers = new WeakMap<object, DrizzleSqlDriver>();
+// One lock per synchronous SQLite connection (its client, which several Drizzle databases may wrap).
+const connectionLocks = new WeakMap<object, ConnectionLock>();
+// One pg driver per node-postgres Pool, for its LISTEN connection only: every database over the pool shares it.
+const listeners = new WeakMap<object, SqlDriver>();
+// The session of each Drizzle database its listeners read on, and the driver each session's statements go to.
+const rootSessions = new WeakMap<object, DrizzleSession>();
+const sessionDrivers = new WeakMap<DrizzleSession, DrizzleSqlDriver>();
+
+/**
+ * A statement the SQL dialects write (placeholders `?`, or `$n` on PostgreSQL) as Drizzle SQL, each
+ * value bound in its place. The change log's statements hold neither inside a literal.
+ */
+function boundStatement(text: string, params: unknown[], dialect: Dialect): SQL {
+  const chunks: SQL[] = [];
+  let last = 0;
+  let next = 0;
+  for (const match of text.matchAll(dialect === postgresDialect ? /\$(\d+)/g : /\?/g)) {
+    const value = match[1] === undefined ? params[next++] : params[Number(match[1]) - 1];
+    chunks.push(sql.raw(text.slice(last, match.index)), sql`${value}`);
+    last = match.index + match[0].length;
+  }
+  chunks.push(sql.raw(text.slice(last)));
+  return sql.join(chunks);
+}
+
+/** Rows and counts as each dialect's Drizzle databases answer a raw statement. */
+async function rowsOf(db: AnyDatabase, dialect: Dialect, statement: SQL): Promise<any[]> {
+  if (dialect === sqliteDialect) return await db.all(statement);
+  const result = await db.execute(statement);
+  // mysql2 answers [rows, fields]; postgres.js the rows; node-postgres and PGlite { rows }.
+  if (dialect === mysqlDialect) return result[0];
+  return Array.isArray(result) ? result : result.rows;
+}
+
+async function countOf(db: AnyDatabase, dialect: Dialect, statement: SQL): Promise<ExecuteResult> {
+  const result = dialect === sqliteDialect ? await db.run(statement) : await db.execute(statement);
+  const header = Array.isArray(result) && dialect === mysqlDialect ? result[0] : result;
+  return { changes: Number(header?.changes ?? header?.rowsAffected ?? header?.affectedRows ?? header?.rowCount ?? 0) };
+}
+
+/** `query` and `execute` on `db`; `whenFree` is the synchronous SQLite connection's lock, outside its transactions. */
+function statements(
+  db: DrizzleDatabase,
+  dialect: Dialect,
+  whenFree: <T>(send: () => Promise<T>) => Promise<T> = (send) => send(),
+): Pick<DrizzleSqlDriver, "dialect" | "drizzle" | "query" | "execute"> {
+  return {
+    dialect,
+    drizzle: db,
+    query: <T>(text: string, params: unknown[]) =>
+      whenFree(() => rowsOf(db, dialect, boundStatement(text, params, dialect)) as Promise<T[]>),
+    execute: (text, params) => whenFree(() => countOf(db, dialect, boundStatement(text, params, dialect))),
+  };
+}
+
+/** A Drizzle transaction (or a synchronous SQLite connection in one) as a SqlDriver; it refuses statements once over. */
+function transactionDriver(tx: DrizzleDatabase, dialect: Dialect, isOpen: () => boolean): DrizzleSqlDriver {
+  const inner = statements(tx, dialect);
+  const assertOpen = () => {
+    if (!isOpen()) throw new Error("This transaction is over: run statements on the driver, not on its old tx");
+  };
+  const driver: DrizzleSqlDriver = {
+    ...inner,
+    async query<T>(text: string, params: unknown[]) {
+      assertOpen();
+      return inner.query<T>(text, params);
+    },
+    async execute(text, params) {
+      assertOpen();
+      return inner.execute(text, params);
+    },
+    transaction: (nested) => nested(driver),
+  };
+  return driver;
+}
+
+/**
+ * A synchronous SQLite driver's transactions (better-sqlite3, Bun) cannot await, so a live write holds
+ * the connection between BEGIN IMMEDIATE and COMMIT itself; the log's readers wait for it to end.
+ */
+function syncSqliteDriver(db: AnyDatabase): DrizzleSqlDriver {
+  const client: object = db.$client ?? db;
+  let lock = connectionLocks.get(client);
+  if (!lock) {
+    lock = new ConnectionLock();
+    connectionLocks.set(client, lock);
+  }
+  const held = lock;
+  return {
+    ...statements(db, sqliteDialect, (send) => held.whenFree(send)),
+    transaction(work) {
+      return held.hold(async () => {
+        let open = true;
+        db.run(sql.raw("BEGIN IMMEDIATE"));
+        try {
+          const result = await work(transactionDriver(db, sqliteDialect, () => open));
+          db.run(sql.raw("COMMIT"));
+          return result;
+        } catch (error) {
+          // After a failed COMMIT SQLite may keep the transaction open: end it either way.
+          try {
+            db.run(sql.raw("ROLLBACK"));
+          } catch {}
+          throw error;
+        } finally {
+          open = false;
+        }
+      });
+    },
+  };
+}
+
+/**
+ * Runs a table operation on `db` outside the live writes' transactions: on a synchronous SQLite
+ * connection that live writes hold (see `syncSqliteDriver`), it waits for theirs and holds the connection
+ * in turn, so none of its statements lands inside one; on any other database it just runs.
+ */
+export function outsideLiveWrites<T>(db: DrizzleDatabase, run: () => Promise<T>): Promise<T> {
+  const client: object = (db as AnyDatabase).$client ?? db;
+  const lock = connectionLocks.get(client);
+  return lock ? lock.hold(run) : run();
+}
+
+/** Whether a node-postgres client is a Pool (it counts its clients), whose clients can be held for LISTEN. */
+function isPgPool(client: unknown): client is Parameters<typeof pgDriver>[0] {
+  return (
+    typeof client === "object" &&
+    client !== null &&
+    typeof (client as { connect?: unknown }).connect === "function" &&
+    "totalCount" in client &&
+    typeof (client as { on?: unknown }).on === "function"
+  );
+}
+
+/** The LISTEN of the database's node-postgres Pool (`db.$client`), when it has one. */
+function listenOf(db: AnyDatabase): SqlDriver["listen"] {
+  const client = db.$client;
+  if (!isPgPool(client)) return undefined;
+  let driver = listeners.get(client);
+  if (!driver) {
+    driver = pgDriver(client);
+    listeners.set(client, driver);
+  }
+  return driver.listen?.bind(driver);
+}
+
+/**
+ * A Drizzle database as a SqlDriver (made once per database): its statements and transactions go
+ * through Drizzle's own, on the database's connection; over a node-postgres Pool it can also LISTEN.
+ * D1 has no transaction to hold a write and its change in, so its driver has none.
+ */
+function drizzleSqlDriver(db: DrizzleDatabase): DrizzleSqlDriver {
+  let driver = drivers.get(db);
+  if (driver) return driver;
+  const dialect = SQL_DIALECTS[databaseDialect(db).name];
+  const drizzle: AnyDatabase = db;
+  if (dialect === sqliteDialect && isEntity(drizzle.session, "SQLiteD1Session")) {
+    driver = statements(db, dialect);
+  } else if (dialect === sqliteDialect && drizzle.resultKind === "sync") {
+    driver = syncSqliteDriver(drizzle);
+  } else {
+    driver = {
+      ...statements(db, dialect),
+      transaction: (work) => {
+        let open = true;
+        return drizzle.transaction(async (tx: DrizzleDatabase) => {
+          try {
+            return await work(transactionDriver(tx, dialect, () => open));
+          } finally {
+            open = false;
+          }
+        });
+      },
+    };
+    const listen = dialect === postgresDialect ? listenOf(drizzle) : undefined;
+    if (listen) driver = { ...driver, listen };
+  }
+  drivers.set(db, driver);
+  return driver;
+}
+
+/** `driver`, with each statement of the log sent to the session's `onQuery` first, as the table's statements are. */
+function loggedDriver(driver: DrizzleSqlDriver, onQuery: DrizzleSession["onQuery"]): DrizzleSqlDriver {
+  if (!onQuery) return driver;
+  const logged: DrizzleSqlDriver = {
+    ...driver,
+    transaction: (nested) => nested(logged),
+    query<T>(text: string, params: unknown[]) {
+      onQuery(text, params);
+      return driver.query<T>(text, params);
+    },
+    execute(text, params) {
+      onQuery(text, params);
+      return driver.execute(text, params);
+    },
+  };
+  return logged;
+}
+
+function driverOf(session: DrizzleSession): DrizzleSqlDriver {
+  return sessionDrivers.get(session) ?? drizzleSqlDriver(session.db);
+}
+
+/** The SQL change log read and written on Drizzle sessions: each session's statements go to its driver. */
+function drizzleChangeLog(log: ChangeLog<SqlDriver>): ChangeLog<DrizzleSession> {
+  return {
+    lock: (session, collection) => log.lock(driverOf(session), collection),
+    record: (session, collection, changes) => log.record(driverOf(session), collection, changes),
+    readAfter: (session, collection, afterSeq, limit) => log.readAfter(driverOf(session), collection, afterSeq, limit),
+    bounds: (session, collection) => log.bounds(driverOf(session), collection),
+    trim: (session, collection, retention) => log.trim(driverOf(session), collection, retention),
+  };
+}
+
+/**
+ * A live collection on a Drizzle database: the same change log, in the same tables, as on the SQL
+ * endpoints (`sqlLiveStorage`), so SQL and Drizzle writers of one collection share one log and its
+ * numbers; the feed's broker or else the database's own (NOTIFY over a node-postgres Pool, else
+ * polling the log); the write in a Drizzle transaction, whose sessions `open` makes (the endpoint's
+ * logger). D1 is refused with a message that says so.
+ *
+ * @example
+ * await recordedWrite(drizzleLiveStorage(taskFeed, db, "tasks"), async ({ db: tx }) => {
+ *   const [row] = await tx.update(tasks).set({ done: true }).where(eq(tasks.id, 1)).returning();
+ *   return { result: row, changes: [{ kind: "updated", row: row!, before: null }] };
+ * });
+ */
+export function drizzleLiveStorage(
+  feed: ChangeFeed,
+  db: DrizzleDatabase,
+  collection: string,
+  open: (db: DrizzleDatabase) => DrizzleSession = (tx) => ({ db: tx }),
+): LiveStorage<DrizzleSession> {
+  const driver = drizzleSqlDriver(db);
+  const live = sqlLiveStorage(feed, driver, collection);
+  let session = rootSessions.get(db);
+  if (!session) {
+    session = { db };
+    rootSessions.set(db, session);
+    sessionDrivers.set(session, driver);
+  }
+  return {
+    source: { ...live.source, log: drizzleChangeLog(live.source.log), session },
+    transaction: (work) =>
+      live.transaction((tx) => {
+        const inTransaction = open((tx as DrizzleSqlDriver).drizzle);
+        sessionDrivers.set(inTransaction, loggedDriver(tx as DrizzleSqlDriver, inTransaction.onQuery));
+        return work(inTransaction);
+      }),
+  };
+}
