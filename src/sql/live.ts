@@ -56,7 +56,7 @@ function d1LiveStorage(
 ): LiveStorage<SqlDriver> {
   if (!d1) {
     throw new Error(
-      `The live collection ${collection} needs a database with transactions (SQLite, PostgreSQL, MySQL), or D1 through the SQL endpoints`,
+      `The live collection ${collection} needs a database with transactions (SQLite, PostgreSQL, MySQL); on D1 only the SQL endpoints (D1CreateEndpoint, …, D1ChangesEndpoint) are live yet`,
     );
   }
   let broker = feed.broker;
