@@ -2,13 +2,19 @@ import type { ChangeBroker } from "../live/types";
 import { CHANGES_CHANNEL } from "./change-log";
 import type { SqlDriver } from "./driver";
 
+/** Milliseconds before listening again after the connection was lost, doubling up to the second while it fails. */
+const RELISTEN_FIRST_MS = 1000;
+const RELISTEN_MAX_MS = 30_000;
+
 /**
  * The broker of a PostgreSQL change log ({@link SqlChangeLog}): its writes notify
  * {@link CHANGES_CHANNEL} with the collection's name in their transaction, and this broker listens
  * there (one `driver.listen` while any collection is watched) and wakes that collection's watchers.
  * `committed` does nothing: the notification went with the transaction. Should the listening
- * connection be lost, every watcher is woken a last time (to read what it missed); a later `watch`
- * listens again, on a new connection, and from then on wakes the earlier watchers too.
+ * connection be lost (a restarted server, a dropped connection), every watcher is woken (to read what
+ * it may have missed) and the broker listens again on a new connection while any collection is
+ * watched, a second later and then backing off to 30 seconds while the database refuses, waking every
+ * watcher once more when it listens again.
  *
  * @example
  * const broker = postgresBroker(pgDriver(pool))
@@ -19,17 +25,20 @@ export function postgresBroker(driver: SqlDriver): ChangeBroker {
   if (!listen) throw new TypeError("postgresBroker needs a driver that can listen (pgDriver over node-postgres)");
   const watchers = new Map<string, Set<() => void>>();
   let listening: Promise<() => Promise<void>> | null = null;
+  let relisten: ReturnType<typeof setTimeout> | undefined;
 
   const wakeAll = (wakes: Iterable<() => void>) => {
     for (const wake of wakes) wake();
   };
+  const wakeEveryone = () => wakeAll([...watchers.values()].flatMap((wakes) => [...wakes]));
   const start = () => {
     const started = listen(
       CHANGES_CHANNEL,
       (collection) => wakeAll([...(watchers.get(collection) ?? [])]),
       () => {
         if (listening === started) listening = null;
-        wakeAll([...watchers.values()].flatMap((wakes) => [...wakes]));
+        wakeEveryone();
+        listenAgain(RELISTEN_FIRST_MS);
       },
     );
     // A failed LISTEN is not kept: the next watch tries again.
@@ -37,6 +46,19 @@ export function postgresBroker(driver: SqlDriver): ChangeBroker {
       if (listening === started) listening = null;
     });
     return started;
+  };
+  // Watchers must not stay deaf after a lost connection: listen again while any is left.
+  const listenAgain = (delayMs: number) => {
+    if (relisten || watchers.size === 0) return;
+    relisten = setTimeout(() => {
+      relisten = undefined;
+      if (listening || watchers.size === 0) return;
+      const again = start();
+      listening = again;
+      // What committed while no connection listened is in the log: every watcher reads it.
+      again.then(wakeEveryone, () => listenAgain(Math.min(delayMs * 2, RELISTEN_MAX_MS)));
+    }, delayMs);
+    (relisten as { unref?: () => void }).unref?.();
   };
 
   return {
@@ -55,7 +77,10 @@ export function postgresBroker(driver: SqlDriver): ChangeBroker {
       }
       return async () => {
         forget(collection, entry);
-        if (watchers.size > 0 || !listening) return;
+        if (watchers.size > 0) return;
+        clearTimeout(relisten);
+        relisten = undefined;
+        if (!listening) return;
         const stop = listening;
         listening = null;
         await (await stop)();
