@@ -56,14 +56,14 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 
   /** The collection's settings: the Meta must name a change feed. */
   get feed(): ChangeFeed {
-    const { changes } = this.meta;
-    if (!changes) throw new Error(`${this.constructor.name}: the _meta has no changes feed (changeFeed())`);
-    return changes;
+    // Checked by prepareRoute.
+    return this.meta.changes!;
   }
 
   override prepareRoute(): void {
     super.prepareRoute();
-    void this.feed;
+    // A Meta without a change feed is refused at registration, not at the first listener.
+    if (!this.meta.changes) throw new Error(`${this.constructor.name}: the _meta has no changes feed (changeFeed())`);
     this.preparedFilterParameters = compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
   }
 

@@ -77,3 +77,16 @@ describe("a change's row, read back from the log", () => {
     expect(first.value).toMatchObject({ event: "created", data: { object: { id: 1, day: "2026-11-26" } } });
   });
 });
+
+describe("a changes endpoint over a Meta that names no change feed", () => {
+  it("fails the registration, saying what is missing", () => {
+    const Note = z.object({ id: z.number().int(), text: z.string() });
+    class NoteChanges extends SqlChangesEndpoint {
+      _meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] } };
+    }
+    const router = fromHono(new Hono(), { db: betterSqlite3Driver(new Database(":memory:")) });
+    expect(() => router.get("/notes/changes", NoteChanges)).toThrow(
+      "NoteChanges: the _meta has no changes feed (changeFeed())",
+    );
+  });
+});
