@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import type { NotASchema, SchemaOutput, SchemaPart } from "../schema/types";
+import type { NotASchema, SchemaOutput, SchemaPart, StandardSchemaLike } from "../schema/types";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
  * checked against. Checking a schema against it is cheap; against the full `z.ZodType` class it costs
  * the editor thousands of type instantiations per endpoint class.
  */
-export type SchemaType = z.core.$ZodType;
+export type SchemaType = z.core.$ZodType | StandardSchemaLike;
 
 /** An OpenAPI Security Requirement Object: scheme name → required scopes. */
 export type SecurityRequirement = Record<string, string[]>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { seam } from "../../schema";
-import type { SchemaLike } from "../../schema/types";
+import type { SchemaLike, StandardSchemaLike } from "../../schema/types";
 import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
 
 /**
@@ -12,7 +12,7 @@ import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
  */
 export function contentJson<T>(schema: T): {
   // Tested structurally (SchemaLike): checking against the z.ZodType class is costly in the editor.
-  content: { "application/json": MediaTypeConfig<T extends SchemaLike ? T : z.ZodType> };
+  content: { "application/json": MediaTypeConfig<T extends SchemaLike | StandardSchemaLike ? T : z.ZodType> };
 } {
   const resolved = seam.isSchema(schema) ? schema : legacyValueToSchema(schema);
   return { content: { "application/json": { schema: resolved as any } } };

@@ -8,7 +8,7 @@ import {
   toApiException,
 } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
-import { seam } from "../../schema";
+import { parseStandard, seam, standardSchemaOf } from "../../schema";
 import { essenceOf, isJsonEssence } from "../request/body-plan";
 import type { ContentObject, OpenAPIRouteSchema } from "../schema-types";
 import { type MediaOffer, negotiate, type Offer, type Serializer } from "./negotiate";
@@ -72,11 +72,11 @@ export class ResponsePlan {
     if (result === null || typeof result !== "object" || isAsyncIterable(result)) return result;
     if (!(result instanceof Response)) {
       const schema = this.responseSchema(200);
-      return schema ? schema.parseAsync(result) : result;
+      return schema ? parseOutput(schema, result) : result;
     }
     const schema = this.responseSchema(result.status);
     if (!schema || !result.headers.get("content-type")?.includes("application/json")) return result;
-    const body = await schema.parseAsync(await result.clone().json());
+    const body = await parseOutput(schema, await result.clone().json());
     // The body is rewritten, so length and transfer headers of the original no longer apply.
     const headers = new Headers(result.headers);
     headers.delete("content-length");
@@ -347,7 +347,7 @@ export function streamResponse(
 /** An item parsed by its schema; a mismatch is the server's fault, as for any response that fails its schema. */
 async function checked(schema: z.ZodType, item: unknown): Promise<unknown> {
   try {
-    return await schema.parseAsync(item);
+    return await parseOutput(schema, item);
   } catch (cause) {
     throw new ResponseValidationException("A streamed item does not match its schema", { cause });
   }
@@ -392,4 +392,10 @@ function field(name: string, value: unknown): string {
   const text = String(value);
   if (/[\r\n]/.test(text)) throw new TypeError(`An event's ${name} may not contain a line break`);
   return text;
+}
+
+/** `value` parsed by a response's schema: zod's `parseAsync`, or a Standard Schema's validate (both throw on a mismatch). */
+function parseOutput(schema: z.ZodType, value: unknown): Promise<unknown> {
+  const standard = standardSchemaOf(schema);
+  return standard ? parseStandard(standard, value) : schema.parseAsync(value);
 }

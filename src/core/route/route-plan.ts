@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
-import { seam } from "../../schema";
+import { type StandardJsonSchema, type StandardOutcome, seam, standardSchemaOf, validateStandard } from "../../schema";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -243,6 +243,8 @@ function parseInto(
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> | undefined {
+  const standard = standardSchemaOf(schema);
+  if (standard) return parseStandardInto(standard, name, raw, validated, errors);
   // Synchronous unless the schema needs async parsing: no promise (and no microtask) per part.
   if (asyncSchemas.has(schema)) return parseAsyncInto(schema, name, raw, validated, errors);
   let result: z.ZodSafeParseResult<unknown>;
@@ -276,4 +278,31 @@ function store(
 ): void {
   if (result.success) validated[name] = result.data;
   else errors.push(issuesToException(result.error.issues as $ZodIssue[], [name]));
+}
+
+/** Validates `raw` with a Standard Schema (valibot, ArkType): its problems become the same 400 zod's issues do. */
+function parseStandardInto(
+  schema: StandardJsonSchema,
+  name: string,
+  raw: unknown,
+  validated: Record<string, unknown>,
+  errors: ApiException[],
+): Promise<void> | undefined {
+  const outcome = validateStandard(schema, raw);
+  if (!(outcome instanceof Promise)) return storeStandard(outcome, name, validated, errors);
+  return outcome.then((settled) => storeStandard(settled, name, validated, errors));
+}
+
+function storeStandard(
+  outcome: StandardOutcome,
+  name: string,
+  validated: Record<string, unknown>,
+  errors: ApiException[],
+): undefined {
+  if (outcome.ok) validated[name] = outcome.value;
+  else {
+    const issues = outcome.problems.map((problem) => ({ code: "custom", ...problem }));
+    errors.push(issuesToException(issues as $ZodIssue[], [name]));
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { seam } from "../../schema";
+import { seam, unusableSchemaReason } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
 
 const PARAMETER_PARTS = ["params", "query", "headers", "cookies"] as const;
@@ -17,6 +17,7 @@ export function checkSchemaSlots(schema: OpenAPIRouteSchema): void {
   const request = schema.request ?? {};
   for (const part of PARAMETER_PARTS) {
     const value: unknown = request[part];
+    refuseUnusable(value, `request.${part}`);
     if (value !== undefined && !seam.isSchema(value)) {
       throw new Error(
         `request.${part} is ${describe(value)}: request parts are read through a zod object schema; ` +
@@ -53,10 +54,17 @@ function checkContent(content: unknown, where: string): void {
     }
     for (const key of ["schema", "itemSchema"] as const) {
       const value: unknown = (media as Record<string, unknown>)[key];
+      refuseUnusable(value, `${at}.${key}`);
       if (value === undefined || seam.isSchema(value) || isSchemaObject(value)) continue;
       throw new Error(`${at}.${key} is ${describe(value)}: give a zod schema or a JSON Schema object`);
     }
   }
+}
+
+/** A value that looks like a schema specroute cannot use (a Standard Schema without JSON Schema) fails here, naming why. */
+function refuseUnusable(value: unknown, where: string): void {
+  const reason = unusableSchemaReason(value);
+  if (reason !== null) throw new Error(`${where} is ${reason}`);
 }
 
 function isSchemaObject(value: unknown): boolean {

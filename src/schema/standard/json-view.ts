@@ -1,0 +1,117 @@
+import type { SchemaObject } from "../schema-object";
+import type { SchemaIO } from "../seam";
+import type { StandardJsonSchema } from "./spec";
+
+/**
+ * What the Standard seam reads a schema through: its input and output JSON Schema (2020-12), asked of the
+ * library once. A root is the library's schema; a member is a property of an object schema, carrying its
+ * two sides, whether its parent lists it as required on each side, and the root's `$defs` its `$ref`s
+ * point into.
+ */
+export interface JsonView {
+  readonly input: SchemaObject;
+  readonly output: SchemaObject;
+  /** The member may be left out of what is sent (its parent's input does not require it). */
+  readonly optionalInput: boolean;
+  /** The member may be left out of what validation yields. */
+  readonly optionalOutput: boolean;
+  readonly defs: Readonly<Record<string, SchemaObject>>;
+}
+
+/** A property of a Standard object schema, as the seam hands it out (`objectShape`). */
+export interface StandardMember {
+  readonly [MEMBER]: JsonView;
+}
+
+export const MEMBER: unique symbol = Symbol("specroute.standard-member");
+
+const views = new WeakMap<object, JsonView>();
+
+/** Whether `value` has `~standard.validate` and `~standard.jsonSchema`, from any library (by shape). */
+export function isStandardJsonSchema(value: unknown): value is StandardJsonSchema {
+  const props = standardProps(value);
+  return (
+    props !== undefined &&
+    typeof props.validate === "function" &&
+    typeof (props.jsonSchema as { input?: unknown } | undefined)?.input === "function"
+  );
+}
+
+/** Whether `value` is a Standard Schema (`~standard.validate`) without `~standard.jsonSchema`. */
+export function lacksJsonSchema(value: unknown): boolean {
+  const props = standardProps(value);
+  return props !== undefined && typeof props.validate === "function" && !isStandardJsonSchema(value);
+}
+
+function standardProps(value: unknown): Record<string, unknown> | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return undefined;
+  const props = (value as { "~standard"?: unknown })["~standard"];
+  return typeof props === "object" && props !== null ? (props as Record<string, unknown>) : undefined;
+}
+
+/** The view of a root schema or a member, computed once per root. */
+export function viewOf(schema: StandardJsonSchema | StandardMember): JsonView {
+  if (MEMBER in schema) return schema[MEMBER];
+  let view = views.get(schema);
+  if (!view) {
+    const input = describe(schema, "input");
+    const output = describe(schema, "output");
+    const defs = { ...defsOf(output), ...defsOf(input) };
+    view = Object.freeze({ input, output, optionalInput: false, optionalOutput: false, defs });
+    views.set(schema, view);
+  }
+  return view;
+}
+
+/** A member with `view`. */
+export function member(view: JsonView): StandardMember {
+  return Object.freeze({ [MEMBER]: view });
+}
+
+function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {
+  const props = schema["~standard"];
+  try {
+    return props.jsonSchema[io]({ target: "draft-2020-12" });
+  } catch (cause) {
+    throw new Error(
+      `${props.vendor} could not describe this schema's ${io} as JSON Schema (~standard.jsonSchema.${io}): ` +
+        `${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+  }
+}
+
+function defsOf(schema: SchemaObject): Record<string, SchemaObject> {
+  const defs = schema.$defs ?? schema.definitions;
+  return typeof defs === "object" && defs !== null ? (defs as Record<string, SchemaObject>) : {};
+}
+
+/** `schema` with a local `$ref` (`#/$defs/Name`, `#/definitions/Name`) followed, a few levels deep. */
+export function resolved(schema: SchemaObject, defs: JsonView["defs"]): SchemaObject {
+  let current = schema;
+  for (let depth = 0; depth < 8 && typeof current.$ref === "string"; depth++) {
+    const name = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(current.$ref)?.[1];
+    const target = name === undefined ? undefined : defs[decodeURIComponent(name)];
+    if (!target) break;
+    current = target;
+  }
+  return current;
+}
+
+/** The schemas of a union a null is allowed by (`anyOf: [X, { type: "null" }]`), without the null. */
+export function withoutNull(schema: SchemaObject): { schema: SchemaObject; nullable: boolean } {
+  const members = (schema.anyOf ?? schema.oneOf) as SchemaObject[] | undefined;
+  if (Array.isArray(members)) {
+    const rest = members.filter((m) => !isNullType(m));
+    if (rest.length === 1 && rest.length < members.length) return { schema: rest[0]!, nullable: true };
+  }
+  if (Array.isArray(schema.type) && schema.type.includes("null")) {
+    const types = (schema.type as unknown[]).filter((t) => t !== "null");
+    return { schema: { ...schema, type: types.length === 1 ? types[0] : types }, nullable: true };
+  }
+  return { schema, nullable: false };
+}
+
+export function isNullType(schema: unknown): boolean {
+  return typeof schema === "object" && schema !== null && (schema as SchemaObject).type === "null";
+}
