@@ -65,10 +65,28 @@ class ValibotTransform extends OpenAPIRoute {
   }
 }
 
+/** An ArkType morph (a numeric string in, a number out), a header, and a declared error schema. */
+class ArkTypeMorph extends OpenAPIRoute {
+  schema = {
+    request: {
+      headers: type({ "x-team": "string" }),
+      body: contentJson(type({ count: "string.numeric.parse" })),
+    },
+    responses: {
+      "200": { description: "Counted", ...contentJson(type({ count: "number" })) },
+      "404": { description: "No such team", ...contentJson(type({ missing: "string" })) },
+    },
+  };
+  async handle() {
+    return { count: 1 };
+  }
+}
+
 const honoRoutes = fromHono(new Hono())
   .post("/valibot/:id", ValibotSave)
   .post("/arktype/:id", ArkTypeSave)
-  .post("/count", ValibotTransform);
+  .post("/count", ValibotTransform)
+  .post("/morph", ArkTypeMorph);
 const ittyRoutes = fromIttyRouter(AutoRouter()).post("/valibot/:id", ValibotSave).post("/arktype/:id", ArkTypeSave);
 
 type SaveInput = {
@@ -90,6 +108,16 @@ describe("createClient over valibot and ArkType routes", () => {
     expectTypeOf(api.post<"/count">)
       .parameter(1)
       .toEqualTypeOf<{ json: { count: string } }>();
+    expectTypeOf(api.post<"/morph">)
+      .parameter(1)
+      .toEqualTypeOf<{ header: { "x-team": string }; json: { count: string } }>();
+  });
+
+  it("types a declared error schema's body, and the router's error format for the other statuses", async () => {
+    const morph = await api.post("/morph", { header: { "x-team": "core" }, json: { count: "3" } });
+    if (morph.status === 200) expectTypeOf(morph.data).toEqualTypeOf<{ count: number }>();
+    if (morph.status === 404) expectTypeOf(morph.error).toEqualTypeOf<{ missing: string }>();
+    if (morph.status === 400) expectTypeOf(morph.error).toEqualTypeOf<ErrorEnvelope>();
   });
 
   it("types the answer's data from the libraries' output types", async () => {
@@ -119,6 +147,10 @@ describe("createClient over valibot and ArkType routes", () => {
     api.post("/arktype/:id", { param: { id: 1 }, query: { page: "2" }, json: { title: "x" } });
     // @ts-expect-error: the transform's input is a string
     api.post("/count", { json: { count: 3 } });
+    // @ts-expect-error: the morph's input is a string
+    api.post("/morph", { header: { "x-team": "core" }, json: { count: 3 } });
+    // @ts-expect-error: the header is required
+    api.post("/morph", { json: { count: "3" } });
   });
 
   it("types routes registered on itty-router alike", async () => {
