@@ -50,7 +50,8 @@ class GetItem extends OpenAPIRoute {
 
   async handle() {
     const { params, query } = await this.getValidatedData();
-    return itemOf(params, query);
+    // Checked (and stripped) against the declared 200 response.
+    return this.validateResponse(itemOf(params, query));
   }
 }
 
