@@ -92,6 +92,9 @@ export class DeleteProject extends SqlDeleteEndpoint {
   schema = { summary: "Delete a project and its tasks", auth: writeKey };
 }
 
+/** How long a task create keeps retrying a taken number before it answers the conflict. */
+const CREATE_PATIENCE_MS = 10_000;
+
 export class CreateTask extends SqlCreateEndpoint {
   _meta = { ...taskMeta, fields: NewTask };
   dbName = DB;
@@ -113,10 +116,13 @@ export class CreateTask extends SqlCreateEndpoint {
    * Tasks are numbered within their project, one more than the highest. Two concurrent creates can
    * pick the same number; the loser's insert is a conflict, so it takes the next number and retries.
    * It first waits a random moment that grows with each loss: creators that collided in step would
-   * otherwise pick the same next number again, and an unlucky one could lose every time.
+   * otherwise pick the same next number again. Every round of colliding creators has one winner (the
+   * live collection's writes run one after another), so each creator gets its turn; it gives up only
+   * after CREATE_PATIENCE_MS, not after a count of losses, which a busy project can exhaust.
    */
   async create(data: { projectId: number }) {
     const db = this.database();
+    const deadline = Date.now() + CREATE_PATIENCE_MS;
     for (let attempt = 1; ; attempt++) {
       const [row] = await db.query<{ next: number }>(
         `SELECT COALESCE(MAX(id), 0) + 1 AS next FROM tasks WHERE "projectId" = ${db.dialect.placeholder(1)}`,
@@ -125,7 +131,7 @@ export class CreateTask extends SqlCreateEndpoint {
       try {
         return await super.create({ ...data, id: Number(row!.next) });
       } catch (error) {
-        if (!(error instanceof ConflictException) || attempt === 20) throw error;
+        if (!(error instanceof ConflictException) || Date.now() > deadline) throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
     }
