@@ -13,7 +13,8 @@ import {
 } from "drizzle-orm";
 import { toCamelCase, toSnakeCase } from "drizzle-orm/casing";
 import type { z } from "zod";
-import type { FilterCondition, Model } from "../endpoints/types";
+import type { FilterCondition, Model, ModelSchema } from "../endpoints/types";
+import { membersOf } from "../schema";
 import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "../sql/codec";
 import { containsPattern } from "../sql/dialect";
 import {
@@ -98,15 +99,15 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
 
   constructor(
     table: Table,
-    model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
-    options: { fields?: z.ZodObject } = {},
+    model: Pick<Model<ModelSchema>, "tableName" | "primaryKeys" | "versionField"> & { schema: ModelSchema | z.ZodType },
+    options: { fields?: ModelSchema | z.ZodType } = {},
   ) {
     super();
     this.dialect = dialectOf(table);
     this.#table = table;
     this.tableName = model.tableName;
     const tableColumns = getTableColumns(table);
-    const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
+    const shape = membersOf(options.fields ?? model.schema);
     const columns = new Map<string, Column>();
     const nullable = new Set<string>();
     const decoders: [string, ColumnKind][] = [];

@@ -4,6 +4,7 @@ import { jsonResponse } from "../core/route/respond";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
 import { NotFoundException, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 import { automatic } from "../openapi/automatic-responses";
+import { membersOf } from "../schema";
 import {
   assertStrongTag,
   entityTagOf,
@@ -240,7 +241,7 @@ function resolvePathKeys(meta: ResolvedMeta, identifiesObject: boolean, params: 
   const urlParams = params?.urlParams ?? [];
   if (!identifiesObject) {
     const collectionKeys = meta.pathParameters ? meta.pathParameters.slice(0, -1) : urlParams;
-    return collectionKeys.filter((name) => name in meta.columns.shape);
+    return collectionKeys.filter((name) => name in membersOf(meta.columns));
   }
   const pathKeys = meta.pathParameters ?? urlParams;
   const primaryKeys = meta.model.primaryKeys;

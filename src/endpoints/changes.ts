@@ -5,6 +5,7 @@ import { errorEnvelopeSchema, InputValidationException, problemBodySchema } from
 import type { ChangeFeed } from "../live/feed";
 import { type ChangeSource, type ListenerView, listen } from "../live/listen";
 import type { ChangeKind, RecordedChange } from "../live/types";
+import { isZodSchema, membersOf } from "../schema";
 import { ModelEndpoint } from "./base";
 import {
   compileFilterParameters,
@@ -15,6 +16,7 @@ import {
 } from "./list";
 import type { ResolvedMeta } from "./meta";
 import { rowMatcher } from "./row-match";
+import { describedAs } from "./schema-helpers";
 import type { FilterCondition, Filters } from "./types";
 
 /** One event of a changes stream, as the handler yields it and the document declares it. */
@@ -70,7 +72,10 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const query: Record<string, z.ZodType> = {};
     for (const { key, field, operator } of this.filterParameters) {
-      query[key] = filterSchema(meta.columns.shape[field]!, operator).describe(filterDescription(field, operator));
+      query[key] = describedAs(
+        filterSchema(membersOf(meta.columns)[field]!, operator),
+        filterDescription(field, operator),
+      );
     }
     const described = this.describeEndpoint({ status: "200", description: "Changes", result: z.never() });
     const { request = {}, responses = {} } = described;
@@ -178,6 +183,9 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 /** The events a changes stream sends, one schema per kind, as the document's `itemSchema`. */
 function changeEventSchema(meta: ResolvedMeta, problemDetails: boolean): z.ZodType {
   const object = meta.model.serializerSchema;
+  if (!isZodSchema(object)) {
+    throw new Error("A changes endpoint needs a zod model schema for now: see docs/schema-libraries.md");
+  }
   const tagged = meta.model.versionField !== undefined;
   const change = (kind: ChangeKind, description: string) =>
     z

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contentJson } from "../core/request/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { compose, isZodSchema } from "../schema";
 import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
 import { omitFields, writableKeys } from "./schema-helpers";
@@ -49,18 +50,29 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     }
     const max = this.maxBulkItems;
     if (!Number.isSafeInteger(max) || max < 1) throw new Error(`maxBulkItems must be a positive integer, not ${max}`);
-    const many = z
-      .array(item)
-      .min(1, "Send at least one object to create")
-      .max(max, `At most ${max} objects can be created in one request`)
-      .describe(`Up to ${max} objects, created all or none`);
+    const atLeast = { count: 1, message: "Send at least one object to create" };
+    const atMost = { count: max, message: `At most ${max} objects can be created in one request` };
+    const description = `Up to ${max} objects, created all or none`;
     const stored = meta.model.serializerSchema;
+    // An array goes to `many`, an object to `item`: a failure names the field inside the item (see issuesToException).
+    const [body, result] =
+      isZodSchema(item) && isZodSchema(stored)
+        ? [
+            z.xor([
+              item,
+              z.array(item).min(atLeast.count, atLeast.message).max(max, atMost.message).describe(description),
+            ]),
+            z.xor([stored, z.array(stored)]),
+          ]
+        : [
+            compose.either(item, compose.noted(compose.array(item, { min: atLeast, max: atMost }), { description })),
+            compose.either(stored, compose.array(stored)),
+          ];
     return this.describeEndpoint({
       status: "201",
       description: "Created: the object, or the objects in the order sent",
-      // An array goes to `many`, an object to `item`: a failure names the field inside the item (see issuesToException).
-      request: { body: contentJson(z.xor([item, many])) },
-      result: z.xor([stored, z.array(stored)]),
+      request: { body: contentJson(body) },
+      result,
       conditional,
     });
   }

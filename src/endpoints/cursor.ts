@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { InputValidationException } from "../errors/exceptions";
-import { seam } from "../schema";
+import { membersOf, seam } from "../schema";
 import type { ResolvedMeta } from "./meta";
 import { bareField } from "./schema-helpers";
 import type { FilterCondition, ListCursor, OrderByDirection } from "./types";
@@ -40,7 +40,7 @@ export class CursorCodec {
   constructor(meta: ResolvedMeta, orderByFields: string[]) {
     const fields = new Map<string, KeyField>();
     for (const name of new Set([...meta.model.primaryKeys, ...orderByFields])) {
-      const schema = meta.columns.shape[name] as z.ZodType | undefined;
+      const schema = membersOf(meta.columns)[name];
       if (!schema) throw new Error(`Cursor pagination: "${name}" is not a field of the model`);
       const value = bareField(schema);
       if (!seam.isOrderable(value)) {
@@ -103,9 +103,9 @@ export class CursorCodec {
         key[name] = null;
         return;
       }
-      const checked = value === INVALID ? undefined : field.value.safeParse(value);
-      if (!checked?.success) throw invalid("Invalid cursor");
-      key[name] = checked.data;
+      const checked = value === INVALID ? undefined : checkedValue(field.value, value);
+      if (!checked) throw invalid("Invalid cursor");
+      key[name] = checked.value;
     });
     return { direction: way === "n" ? "next" : "prev", key };
   }
@@ -207,4 +207,15 @@ function fromBase64Url(text: string): string {
   const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+}
+
+/**
+ * `value` as its field's schema yields it, or undefined when the schema refuses it. A schema that only
+ * answers asynchronously (an async refinement on a key field) takes it as decoded: the value is bound,
+ * never spliced, and the cursor's tag already ties it to this listing.
+ */
+function checkedValue(schema: z.ZodType, value: unknown): { value: unknown } | undefined {
+  const result = schema["~standard"].validate(value);
+  if (result instanceof Promise) return { value };
+  return result.issues ? undefined : { value: result.value };
 }

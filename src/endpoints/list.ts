@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { InputValidationException } from "../errors/exceptions";
+import { compose, isZodSchema, membersOf } from "../schema";
 import { ModelEndpoint } from "./base";
 import { CursorCodec, type ListOrder, linkHeader, listingTag, type Pagination } from "./cursor";
 import type { ResolvedMeta } from "./meta";
-import { bareField } from "./schema-helpers";
+import { arrayOf, bareField, describedAs, objectOf, optionalOf } from "./schema-helpers";
 import type {
   FilterCondition,
   FilterOperator,
@@ -147,7 +148,10 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
         .describe(`Objects per page, at most ${Math.min(perPageLimit, this.maxPerPage)}`),
     );
     for (const { key, field, operator } of this.filterParameters) {
-      add(key, filterSchema(meta.columns.shape[field]!, operator).describe(filterDescription(field, operator)));
+      add(
+        key,
+        describedAs(filterSchema(membersOf(meta.columns)[field]!, operator), filterDescription(field, operator)),
+      );
     }
     if (this.searchFields.length > 0) {
       checkFields(meta, this.searchFields, "searchFields");
@@ -186,8 +190,8 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     const described = this.describeEndpoint({
       status: "200",
       description: "A page of objects",
-      request: { query: z.object(shape) },
-      result: z.array(meta.model.serializerSchema),
+      request: { query: objectOf(shape) },
+      result: arrayOf(meta.model.serializerSchema),
       envelope: { result_info: this.resultInfoSchema() },
     });
     if (this.pagination === "page") return described;
@@ -388,7 +392,7 @@ export function compileFilterParameters(
 
 function checkFields(meta: ResolvedMeta, names: string[], option: string): void {
   for (const name of names) {
-    if (!(name in meta.columns.shape)) throw new Error(`${option}: "${name}" is not a field of the model`);
+    if (!(name in membersOf(meta.columns))) throw new Error(`${option}: "${name}" is not a field of the model`);
   }
 }
 
@@ -400,12 +404,11 @@ function checkFields(meta: ResolvedMeta, names: string[], option: string): void 
 export function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
   if (operator === "ISNULL") return z.boolean().optional();
   const member = bareField(field);
-  if (operator !== "IN") return member.optional();
+  if (operator !== "IN") return optionalOf(member);
   // Repeated parameters (`?id__in=1&id__in=2`), as OpenAPI's default for the query says; stated for readers and tools.
-  return z
-    .array(member)
-    .optional()
-    .meta({ param: { style: "form", explode: true } });
+  const param = { style: "form", explode: true };
+  if (!isZodSchema(member)) return compose.noted(compose.optional(compose.array(member)), { param });
+  return z.array(member).optional().meta({ param });
 }
 
 export function filterDescription(field: string, operator: FilterOperator): string {

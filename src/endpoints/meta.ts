@@ -1,17 +1,26 @@
 import type { z } from "zod";
 import { type ChangeFeed, isChangeFeed } from "../live/feed";
-import type { Meta, Model, ModelComplete, SerializerContext } from "./types";
+import { seam } from "../schema";
+import { extendFields } from "./schema-helpers";
+import type { Meta, ModelComplete, ModelSchema, SerializerContext } from "./types";
 
-/** A Meta with every default filled in, as the endpoints read it. */
+/**
+ * A Meta with every default filled in, as the endpoints read it. Its schemas are zod's or another
+ * library's (held under zod's type, as the rest of specroute holds them): read them through `seam`.
+ */
 export interface ResolvedMeta {
-  model: Required<Pick<Model, "tableName" | "schema" | "primaryKeys" | "unique">> & {
+  model: {
+    tableName: string;
+    schema: z.ZodType;
+    primaryKeys: string[];
+    unique: string[];
     serializer: (obj: any, context?: SerializerContext) => object;
-    serializerSchema: z.ZodObject;
+    serializerSchema: z.ZodType;
     versionField?: string;
   };
-  fields: z.ZodObject;
+  fields: z.ZodType;
   /** The model's schema with `fields` laid over it: every column, whichever of the two declares it. */
-  columns: z.ZodObject;
+  columns: z.ZodType;
   pathParameters: string[] | null;
   tags?: string[];
   /** The live collection's settings, when its changes are recorded. */
@@ -27,21 +36,32 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
     if (!meta?.model?.schema || !Array.isArray(meta.model.primaryKeys)) {
       throw new Error("_meta must have a model with a schema and primaryKeys");
     }
+    for (const [what, schema] of [
+      ["_meta.model.schema", meta.model.schema],
+      ["_meta.fields", meta.fields],
+      ["_meta.model.serializerSchema", meta.model.serializerSchema],
+    ] as const) {
+      if (schema !== undefined && !seam.objectShape(schema as z.ZodType)) {
+        throw new Error(`${what} must be an object schema (zod, or another library's through Standard JSON Schema)`);
+      }
+    }
     if (meta.changes !== undefined && !isChangeFeed(meta.changes)) {
       throw new Error("_meta.changes must be a change feed (changeFeed())");
     }
+    const schema = meta.model.schema as z.ZodType;
+    const fields = meta.fields as z.ZodType | undefined;
     result = {
       model: {
         tableName: meta.model.tableName,
-        schema: meta.model.schema,
+        schema,
         primaryKeys: meta.model.primaryKeys,
         unique: meta.model.unique ?? [],
         serializer: meta.model.serializer ?? ((obj) => obj),
-        serializerSchema: meta.model.serializerSchema ?? meta.model.schema,
+        serializerSchema: (meta.model.serializerSchema ?? schema) as z.ZodType,
         ...(meta.model.versionField === undefined ? {} : { versionField: meta.model.versionField }),
       },
-      fields: meta.fields ?? meta.model.schema,
-      columns: meta.fields ? meta.model.schema.extend(meta.fields.shape) : meta.model.schema,
+      fields: fields ?? schema,
+      columns: fields ? extendFields(schema, fields) : schema,
       pathParameters: meta.pathParameters ?? null,
       tags: meta.tags,
       ...(meta.changes === undefined ? {} : { changes: meta.changes }),
@@ -59,7 +79,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
  * MetaGenerator({ model: TaskModel }).model.serializerSchema === TaskModel.schema // true
  */
 export function MetaGenerator(meta: Meta): {
-  fields: z.ZodObject;
+  fields: ModelSchema;
   model: ModelComplete;
   pathParameters: string[] | null;
   tags: string[] | undefined;

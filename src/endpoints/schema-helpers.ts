@@ -1,28 +1,68 @@
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../core/schema-types";
 import { InputValidationException, NotFoundException } from "../errors/exceptions";
-import { seam } from "../schema";
+import { compose, isZodSchema, seam } from "../schema";
 
 /** A model field without optional/default/nullable (and the other) wrappers: what a filter on it accepts. */
 export function bareField(schema: z.ZodType): z.ZodType {
   return seam.unwrap(schema, "wrappers");
 }
 
+/** The members of an object schema of a model (zod's or another library's). */
+export function shapeOf(fields: z.ZodType): Record<string, z.ZodType> {
+  const shape = seam.objectShape(fields);
+  if (!shape) throw new Error("A model's schema must be an object schema");
+  return shape;
+}
+
+/**
+ * An object of `members`: zod's `z.object` when every member is zod's (so zod models keep their exact
+ * documents), else a composed object that validates each member with its own library.
+ */
+export function objectOf(members: Record<string, z.ZodType>): z.ZodType {
+  return Object.values(members).every(isZodSchema) ? z.object(members) : compose.object(members);
+}
+
+/** An array of `item`. */
+export function arrayOf(item: z.ZodType): z.ZodType {
+  return isZodSchema(item) ? z.array(item) : compose.array(item);
+}
+
+/** `member`, which an object may leave out. */
+export function optionalOf(member: z.ZodType): z.ZodType {
+  return isZodSchema(member) ? member.optional() : compose.optional(member);
+}
+
+/** `schema` with a description for its documentation. */
+export function describedAs(schema: z.ZodType, description: string): z.ZodType {
+  return isZodSchema(schema) ? schema.describe(description) : compose.noted(schema, { description });
+}
+
+/** `base` with the members of `extra` laid over it (zod's `extend`). */
+export function extendFields(base: z.ZodType, extra: z.ZodType): z.ZodType {
+  if (base instanceof z.ZodObject && extra instanceof z.ZodObject) return base.extend(extra.shape);
+  return objectOf({ ...shapeOf(base), ...shapeOf(extra) });
+}
+
 /** The members of `fields` named in `keys`, in that order; a missing one is a configuration error. */
-export function pickFields(fields: z.ZodObject, keys: string[], what: string): z.ZodObject {
+export function pickFields(fields: z.ZodType, keys: string[], what: string): z.ZodType {
+  const members = shapeOf(fields);
   const shape: Record<string, z.ZodType> = {};
   for (const key of keys) {
-    const member = fields.shape[key];
+    const member = members[key];
     if (!member) throw new Error(`${what} "${key}" is not a field of the model`);
     shape[key] = bareField(member);
   }
-  return z.object(shape);
+  return objectOf(shape);
 }
 
 /** `fields` without the members named in `keys`. */
-export function omitFields(fields: z.ZodObject, keys: string[]): z.ZodObject {
-  const present = keys.filter((key) => key in fields.shape);
-  return present.length === 0 ? fields : fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
+export function omitFields(fields: z.ZodType, keys: string[]): z.ZodType {
+  const members = shapeOf(fields);
+  const present = keys.filter((key) => key in members);
+  if (present.length === 0) return fields;
+  if (fields instanceof z.ZodObject) return fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
+  return objectOf(Object.fromEntries(Object.entries(members).filter(([key]) => !present.includes(key))));
 }
 
 /** The fields a request body never carries: the path keys, and the version column the storage writes. */
@@ -34,9 +74,15 @@ export function writableKeys(pathKeys: string[], versionField: string | undefine
  * The body of a PATCH: every member of `fields` optional and without its default, so an absent member
  * means "unchanged" — neither documented with a `default` nor filled in by validation.
  */
-export function patchFields(fields: z.ZodObject): z.ZodObject {
-  const shape = Object.fromEntries(Object.entries(fields.shape).map(([key, member]) => [key, withoutDefault(member)]));
-  return fields.extend(shape).partial();
+export function patchFields(fields: z.ZodType): z.ZodType {
+  const members = shapeOf(fields);
+  if (fields instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(members).map(([key, member]) => [key, withoutDefault(member)]));
+    return fields.extend(shape).partial();
+  }
+  return objectOf(
+    Object.fromEntries(Object.entries(members).map(([key, member]) => [key, optionalOf(withoutDefault(member))])),
+  );
 }
 
 /** `schema` without `default`/`prefault` wrappers (also inside optional, nullable, readonly) or a `default` in its metadata. */
@@ -45,8 +91,8 @@ export function withoutDefault(schema: z.ZodType): z.ZodType {
 }
 
 /** The `{ success: true, result }` envelope schema of a successful response. */
-export function successSchema(result: z.ZodType, extra: Record<string, z.ZodType> = {}): z.ZodObject {
-  return z.object({ success: z.literal(true), result, ...extra });
+export function successSchema(result: z.ZodType, extra: Record<string, z.ZodType> = {}): z.ZodType {
+  return objectOf({ success: z.literal(true), result, ...extra });
 }
 
 export function jsonResponseConfig(description: string, schema: z.ZodType): ResponseConfig {

@@ -1,5 +1,12 @@
 import type { z } from "zod";
 import type { ChangeFeed } from "../live/feed";
+import type { SchemaOutput, StandardSchemaLike } from "../schema/types";
+
+/**
+ * The schema of a model: a zod object, or an object schema of another library through Standard Schema
+ * with Standard JSON Schema (valibot through `toStandardJsonSchema`, ArkType); see docs/schema-libraries.md.
+ */
+export type ModelSchema = z.ZodObject | StandardSchemaLike;
 
 /**
  * Comparison a filter condition applies. `LIKE` carries the list search term; `ISNULL` carries a
@@ -97,7 +104,7 @@ export interface SerializerContext {
 }
 
 /** A data model: its table, schema and primary keys. */
-export interface Model<S extends z.ZodObject = z.ZodObject> {
+export interface Model<S extends ModelSchema = z.ZodObject> {
   tableName: string;
   schema: S;
   primaryKeys: string[];
@@ -112,14 +119,14 @@ export interface Model<S extends z.ZodObject = z.ZodObject> {
    */
   versionField?: string;
   serializer?: (obj: any, context?: SerializerContext) => object;
-  serializerSchema?: z.ZodObject;
+  serializerSchema?: ModelSchema;
 }
 
 /** The `_meta` of an auto endpoint. */
-export interface Meta<S extends z.ZodObject = z.ZodObject> {
+export interface Meta<S extends ModelSchema = z.ZodObject> {
   model: Model<S>;
   /** Every possible field; defaults to `model.schema`. */
-  fields?: z.ZodObject;
+  fields?: ModelSchema;
   /** URL parameter names that identify the resource, in order; defaults to the model's primary keys. */
   pathParameters?: string[];
   tags?: string[];
@@ -150,7 +157,7 @@ export interface Logger {
 }
 
 /** Alias kept for chanfana 3 code that names the input type. */
-export type MetaInput<S extends z.ZodObject = z.ZodObject> = Meta<S>;
+export type MetaInput<S extends ModelSchema = z.ZodObject> = Meta<S>;
 
 /** The object type a Meta describes. */
-export type O<M extends Meta> = z.output<M["model"]["schema"]>;
+export type O<M extends Meta<any>> = SchemaOutput<M["model"]["schema"]>;

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { composedSeam, composer, isComposed } from "./composed";
 import type { SchemaSeam } from "./seam";
 import { isStandardJsonSchema, lacksJsonSchema } from "./standard/json-view";
 import { standardSeam } from "./standard/standard-seam";
@@ -32,8 +33,12 @@ export type { StandardJsonSchema };
 // module's dispatch (and the Standard seam behind it) reads it.
 const standard = standardSeam as unknown as SchemaSeam<z.ZodType>;
 
-/** The seam that answers for `schema`: zod's for a zod schema (first: zod 4.2+ is a Standard schema too), else the Standard one. */
+/**
+ * The seam that answers for `schema`: the composed one for a schema specroute built from members,
+ * zod's for a zod schema (before the Standard one: zod 4.2+ is a Standard schema too), else the Standard one.
+ */
 function seamOf(schema: unknown): SchemaSeam<z.ZodType> {
+  if (isComposed(schema)) return composedSeam;
   return zodSeam.isSchema(schema) || !standard.isSchema(schema) ? zodSeam : standard;
 }
 
@@ -48,7 +53,8 @@ function seamOf(schema: unknown): SchemaSeam<z.ZodType> {
  */
 export const seam: SchemaSeam<z.ZodType> = {
   name: "zod or Standard Schema",
-  isSchema: (value: unknown): value is z.ZodType => zodSeam.isSchema(value) || standard.isSchema(value),
+  isSchema: (value: unknown): value is z.ZodType =>
+    zodSeam.isSchema(value) || standard.isSchema(value) || isComposed(value),
   unwrap: (schema, side) => seamOf(schema).unwrap(schema, side),
   objectShape: (schema) => seamOf(schema).objectShape(schema),
   acceptsUndefined: (schema) => seamOf(schema).acceptsUndefined(schema),
@@ -63,6 +69,22 @@ export const seam: SchemaSeam<z.ZodType> = {
   toJsonSchema: (schema, target, io) => seamOf(schema).toJsonSchema(schema, target, io),
   isAsyncParseError: zodSeam.isAsyncParseError,
 };
+
+/** Builders of schemas over members of any library (composed.ts); the auto endpoints' schemas over a Standard model. */
+export const compose = /* @__PURE__ */ composer(seam);
+
+/** The members of a model's object schema (zod's or another library's); anything else is a configuration error. */
+export function membersOf(schema: unknown): Record<string, z.ZodType> {
+  const shape = seam.isSchema(schema) ? seam.objectShape(schema) : null;
+  if (!shape)
+    throw new Error(
+      "A model's schema must be an object schema (zod's, or another library's through Standard JSON Schema)",
+    );
+  return shape;
+}
+
+/** Whether `value` is a zod schema (zod's own seam answers for it). */
+export const isZodSchema = (value: unknown): value is z.ZodType => zodSeam.isSchema(value);
 
 /**
  * `value` as a Standard Schema the Standard seam reads, or null for a zod schema (zod 4.2+ implements

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { FilterCondition, Model } from "../endpoints/types";
+import type { FilterCondition, Model, ModelSchema } from "../endpoints/types";
+import { membersOf } from "../schema";
 import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "./codec";
 import type { Dialect, UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
@@ -12,7 +13,7 @@ import { assertCount, KeyedTable, type PlannedUpdate, seekPage, seekTravel, type
 
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */
-  fields?: z.ZodObject;
+  fields?: ModelSchema | z.ZodType;
   /**
    * Keep the values of each row `selectOne` returns as the driver gave them (one WeakMap entry per
    * row), so `ifUnchanged` binds exactly what was read rather than values encoded again from the
@@ -50,13 +51,13 @@ export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
   readonly #nullable: ReadonlySet<string>;
 
   constructor(
-    model: Pick<Model, "tableName" | "schema" | "primaryKeys" | "versionField">,
+    model: Pick<Model<ModelSchema>, "tableName" | "primaryKeys" | "versionField"> & { schema: ModelSchema | z.ZodType },
     options: SqlTableOptions = {},
   ) {
     super();
     this.#tableParts = parseTableName(model.tableName);
     this.tableName = model.tableName;
-    const shape = (options.fields ?? model.schema).shape as Record<string, z.ZodType>;
+    const shape = membersOf(options.fields ?? model.schema);
     const kinds = new Map<string, ColumnKind>();
     const nullable = new Set<string>();
     for (const [name, schema] of Object.entries(shape)) {

@@ -16,10 +16,21 @@ export interface JsonView {
   /** The member may be left out of what validation yields. */
   readonly optionalOutput: boolean;
   readonly defs: Readonly<Record<string, SchemaObject>>;
+  /** For a member: the schema it is a property of, and its key there (what validates it). */
+  readonly source?: MemberSource;
 }
 
-/** A property of a Standard object schema, as the seam hands it out (`objectShape`). */
-export interface StandardMember {
+/** Where a member comes from: a library's object schema (or a member of one) and the member's key in it. */
+export interface MemberSource {
+  readonly parent: StandardJsonSchema | StandardMember;
+  readonly key: string;
+}
+
+/**
+ * A property of a Standard object schema, as the seam hands it out (`objectShape`). A Standard Schema
+ * gives no access to its members' validators, so a member validates through its parent (see member.ts).
+ */
+export interface StandardMember extends StandardJsonSchema {
   readonly [MEMBER]: JsonView;
 }
 
@@ -63,9 +74,22 @@ export function viewOf(schema: StandardJsonSchema | StandardMember): JsonView {
   return view;
 }
 
-/** A member with `view`. */
-export function member(view: JsonView): StandardMember {
-  return Object.freeze({ [MEMBER]: view });
+/** A member with `view`, validated by `validate` (member.ts: through its parent). */
+export function member(
+  view: JsonView,
+  vendor: string,
+  validate: StandardMember["~standard"]["validate"],
+): StandardMember {
+  const withDefs = (schema: SchemaObject) => (Object.keys(view.defs).length ? { ...schema, $defs: view.defs } : schema);
+  return Object.freeze({
+    [MEMBER]: view,
+    "~standard": Object.freeze({
+      version: 1 as const,
+      vendor,
+      validate,
+      jsonSchema: Object.freeze({ input: () => withDefs(view.input), output: () => withDefs(view.output) }),
+    }),
+  });
 }
 
 function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {

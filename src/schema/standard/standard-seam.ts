@@ -6,12 +6,12 @@ import {
   isStandardJsonSchema,
   type JsonView,
   MEMBER,
-  member,
   resolved,
   type StandardMember,
   viewOf,
   withoutNull,
 } from "./json-view";
+import { memberOf } from "./member";
 import type { StandardJsonSchema } from "./spec";
 
 /** A schema as the Standard seam sees it: the library's own, or one of its object's members. */
@@ -21,7 +21,7 @@ const shapes = new WeakMap<JsonView, Record<string, StandardNode> | null>();
 const converted = new WeakMap<JsonView, Map<string, ConvertedSchema>>();
 
 function isSchema(value: unknown): value is StandardNode {
-  return isStandardJsonSchema(value) || (typeof value === "object" && value !== null && MEMBER in value);
+  return isStandardJsonSchema(value);
 }
 
 /** The node's JSON Schema of one side, `$ref` followed and a `null` alternative set aside. */
@@ -43,7 +43,7 @@ function objectShape(node: StandardNode): Record<string, StandardNode> | null {
     const inRequired = (input.required ?? []) as string[];
     const outRequired = (output.required ?? []) as string[];
     for (const [key, schema] of Object.entries(inProps)) {
-      shape[key] = member({
+      shape[key] = memberOf(node, key, {
         input: schema,
         output: outProps[key] ?? schema,
         optionalInput: !inRequired.includes(key),
@@ -118,10 +118,10 @@ function isOrderable(node: StandardNode): boolean {
 /** A member without its `default`; a library's own schema is returned as it is (its validator keeps it). */
 function withoutDefault(node: StandardNode): StandardNode {
   if (!(MEMBER in node)) return node;
-  const view = node[MEMBER];
+  const { source, ...view } = node[MEMBER];
   const { default: _in, ...input } = view.input;
   const { default: _out, ...output } = view.output;
-  return member({ ...view, input, output });
+  return memberOf(source!.parent, source!.key, { ...view, input, output });
 }
 
 /**

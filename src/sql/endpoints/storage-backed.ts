@@ -4,6 +4,7 @@ import type { ResolvedMeta } from "../../endpoints/meta";
 import type { Logger } from "../../endpoints/types";
 import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
 import { type LiveStorage, recordedWrite, type WriteOutcome } from "../../live/record";
+import { membersOf } from "../../schema";
 import { freshException } from "../d1-helpers";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import type { StorageTable } from "../storage";
@@ -193,7 +194,7 @@ export function createConflicts(
   constraintsMessages: Record<string, ApiException>,
 ): Record<string, ResponseConfig> {
   const { model, fields } = meta;
-  const sentKeys = model.primaryKeys.filter((key) => key in fields.shape && !pathKeys.includes(key));
+  const sentKeys = model.primaryKeys.filter((key) => key in membersOf(fields) && !pathKeys.includes(key));
   return uniqueConflicts({ tableName: model.tableName, unique: [...sentKeys, ...model.unique] }, constraintsMessages);
 }
 
