@@ -1,7 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterOptions } from "../../src";
 import { type AdapterHarness, documentErrors, jsonBody } from "../helpers";
-import { type Project, ProjectSchema, projectCreateMeta, projectMeta, type Task, taskMeta } from "./models";
+import { librarySuffix, type ModelSet } from "./model-set";
+import { type Project, type Task, zodModels } from "./models";
 
 type Abstract<T> = abstract new (...args: any[]) => T;
 
@@ -25,8 +26,9 @@ export interface CrudBackend {
 /** The call order of lifecycle hooks, recorded by the hooked endpoints. */
 const calls: string[] = [];
 
-function buildApp(harness: AdapterHarness, backend: CrudBackend) {
+function buildApp(harness: AdapterHarness, backend: CrudBackend, models: ModelSet) {
   const { Create, Read, Update, Delete, List } = backend;
+  const { projectMeta, projectCreateMeta, taskMeta } = models;
   class CreateProject extends Create {
     _meta = projectCreateMeta;
   }
@@ -162,7 +164,7 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
     model: {
       ...projectMeta.model,
       serializer: (obj: Project, context?: unknown) => ({ id: obj.id, name: obj.name.toUpperCase(), context }),
-      serializerSchema: ProjectSchema.pick({ id: true, name: true }),
+      serializerSchema: models.ProjectSummarySchema,
     },
   };
   class ReadSerialized extends Read {
@@ -173,7 +175,7 @@ function buildApp(harness: AdapterHarness, backend: CrudBackend) {
     filterFields = ["name"];
   }
   class CreateSerialized extends Create {
-    _meta = { ...serializedMeta, fields: ProjectSchema.omit({ id: true }) };
+    _meta = { ...serializedMeta, fields: projectCreateMeta.fields };
   }
   class PatchSerialized extends Update {
     _meta = serializedMeta;
@@ -231,9 +233,12 @@ const seedTasks: Array<Omit<Task, "projectId">> = [
   { id: 7, title: "Benchmark", priority: 3, status: "doing", done: false, notes: null },
 ];
 
-/** The CRUD behaviour every adapter and every storage backend must show identically. */
-export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): void {
-  describe(`${harness.name} × ${backend.name}: auto CRUD endpoints`, () => {
+/**
+ * The CRUD behaviour every adapter and every storage backend must show identically, over models declared
+ * with zod (the default) or with another schema library (`models`).
+ */
+export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, models: ModelSet = zodModels): void {
+  describe(`${harness.name} × ${backend.name}${librarySuffix(models)}: auto CRUD endpoints`, () => {
     let app: ReturnType<typeof buildApp>;
     afterAll(async () => {
       await backend.close?.();
@@ -241,7 +246,7 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend): voi
     beforeEach(async () => {
       await backend.reset();
       calls.length = 0;
-      app = buildApp(harness, backend);
+      app = buildApp(harness, backend, models);
     });
 
     const createProject = async (name: string, budget?: number) =>

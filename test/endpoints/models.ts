@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Meta } from "../../src";
+import type { ModelSet } from "./model-set";
 
 /** A project: generated integer id, unique name. */
 export const ProjectSchema = z.object({
@@ -35,3 +36,39 @@ export const taskMeta = {
 
 export type Project = z.infer<typeof ProjectSchema>;
 export type Task = z.infer<typeof TaskSchema>;
+
+/** A shelf entry (the cursor suite's): composite key (shelf, id), a non-unique rank, a nullable label. */
+export const EntrySchema = z.object({
+  shelf: z.number().int(),
+  id: z.number().int(),
+  rank: z.number().int(),
+  label: z.string().nullable(),
+  title: z.string(),
+});
+export type Entry = z.infer<typeof EntrySchema>;
+
+/** A note (the conditional suite's); `version` only in the versioned model. `body` starts NULL and `meta` holds JSON. */
+const Note = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  body: z.string().nullable(),
+  meta: z.object({ n: z.number(), list: z.array(z.number()) }).nullable(),
+  done: z.boolean(),
+});
+const VersionedNote = Note.extend({ version: z.number().int() });
+
+export const zodModels: ModelSet = {
+  library: "zod",
+  ProjectSchema,
+  ProjectSummarySchema: ProjectSchema.pick({ id: true, name: true }),
+  projectMeta,
+  projectCreateMeta,
+  taskMeta,
+  EntrySchema,
+  notes: {
+    Note,
+    NoteFields: Note.omit({ id: true }),
+    VersionedNote,
+    VersionedNoteFields: VersionedNote.omit({ id: true }),
+  },
+};

@@ -9,7 +9,8 @@ import {
 } from "../../src";
 import type { Connection, Family } from "../sql/fixtures";
 import type { CrudBackend } from "./crud.case";
-import { projectMeta, taskMeta } from "./models";
+import type { ModelSet } from "./model-set";
+import { zodModels } from "./models";
 
 /** DDL of the CRUD suite's two tables, per SQL family, with the defaults the suite expects. */
 function ddl(family: Family): string[] {
@@ -30,13 +31,20 @@ function dropIfExists(family: Family, table: string): string {
   return family === "mysql" ? `DROP TABLE IF EXISTS \`${table}\`` : `DROP TABLE IF EXISTS "${table}"`;
 }
 
-const tables: Record<string, SqlTable> = {
-  projects: new SqlTable(projectMeta.model),
-  tasks: new SqlTable(taskMeta.model),
-};
-
-/** The CRUD suite's backend over a real SQL engine: the library's Sql*Endpoint classes, the database as a router option. */
-export function sqlBackend(name: string, family: Family, connect: () => Promise<Connection>): CrudBackend {
+/**
+ * The CRUD suite's backend over a real SQL engine: the library's Sql*Endpoint classes, the database as a
+ * router option. `rows` reads the tables through SqlTables over the same models the suite runs with.
+ */
+export function sqlBackend(
+  name: string,
+  family: Family,
+  connect: () => Promise<Connection>,
+  models: ModelSet = zodModels,
+): CrudBackend {
+  const tables: Record<string, SqlTable> = {
+    projects: new SqlTable(models.projectMeta.model),
+    tasks: new SqlTable(models.taskMeta.model),
+  };
   let connection: Connection | undefined;
   const driver = (): SqlDriver => connection!.driver;
   return {
