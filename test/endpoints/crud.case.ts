@@ -493,7 +493,10 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
       const byName = Object.fromEntries(parameters.map((p: any) => [p.name, p]));
       expect(byName.page.schema).toMatchObject({ type: "integer", default: 1, minimum: 1 });
       expect(byName.per_page.schema).toMatchObject({ type: "integer", default: 20, maximum: 100 });
-      expect(byName.status.schema.enum).toEqual(["open", "doing", "closed"]);
+      // ArkType orders a union of literals itself (its JSON Schema lists them sorted); zod and valibot keep the declared order.
+      expect(byName.status.schema.enum).toEqual(
+        models.library === "arktype" ? ["closed", "doing", "open"] : ["open", "doing", "closed"],
+      );
       expect(byName.done.schema.type).toBe("boolean");
       expect(byName.priority__in.schema.type).toBe("array");
       expect(byName.order_by.schema).toMatchObject({ enum: ["priority", "title", "id"], default: "id" });
@@ -505,7 +508,14 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
       for (const path of ["/projects/{id}", "/projects/{projectId}/tasks/{id}"]) {
         expect(JSON.stringify(doc.paths[path].patch.requestBody), path).not.toContain('"default"');
       }
-      expect(JSON.stringify(doc.paths["/projects/{id}"].put.requestBody)).toContain('"default":0');
+      const putBody = JSON.stringify(doc.paths["/projects/{id}"].put.requestBody);
+      if (models.library === "arktype") {
+        // ArkType's input JSON Schema (`~standard.jsonSchema.input`, its type's `.in`) leaves a default out,
+        // so the PUT body, composed from the model's members, documents the budget without one.
+        expect(putBody).toContain('"budget":{"type":"integer","minimum":0}');
+      } else {
+        expect(putBody).toContain('"default":0');
+      }
       expect(doc.paths["/projects/{id}"].put.requestBody.content["application/json"].schema.required).toEqual(["name"]);
       expect(Object.keys(doc.paths["/projects"].post.responses)).toEqual(["201", "400", "413", "415"]);
       expect(await documentErrors(doc)).toBeNull();

@@ -1,0 +1,22 @@
+import Database from "better-sqlite3";
+import { betterSqlite3Driver } from "../../src";
+import { harnesses } from "../helpers";
+import { runCrudSuite } from "./crud.case";
+import { connectD1ThroughWorker } from "./d1";
+import { arktypeModels } from "./models-arktype";
+import { valibotModels } from "./models-valibot";
+import { sqlBackend } from "./sql-backend";
+
+// The shared suites, unchanged, over the same models declared with valibot and with ArkType instead of zod:
+// the auto endpoints derive their bodies, path keys, list filters and envelopes from the model's members.
+const sqlite = async () => {
+  const db = new Database(":memory:");
+  return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
+};
+
+for (const models of [valibotModels, arktypeModels]) {
+  for (const harness of harnesses) {
+    runCrudSuite(harness, sqlBackend("sqlite", "sqlite", sqlite, models), models);
+    runCrudSuite(harness, sqlBackend("d1 (miniflare)", "sqlite", connectD1ThroughWorker, models), models);
+  }
+}
