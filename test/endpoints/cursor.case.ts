@@ -1,20 +1,13 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { RouterOptions } from "../../src";
 import { type AdapterHarness, documentErrors, honoHarness } from "../helpers";
+import { librarySuffix, type ModelSet } from "./model-set";
+import { type Entry, zodModels } from "./models";
+
+export { type Entry, EntrySchema } from "./models";
 
 type Abstract<T> = abstract new (...args: any[]) => T;
-
-/** A shelf entry: composite key (shelf, id), a non-unique rank, a nullable label. */
-export const EntrySchema = z.object({
-  shelf: z.number().int(),
-  id: z.number().int(),
-  rank: z.number().int(),
-  label: z.string().nullable(),
-  title: z.string(),
-});
-export type Entry = z.infer<typeof EntrySchema>;
 
 /** A list implementation under test (SQL on one engine, or a hand-written list in memory) and its storage. */
 export interface CursorBackend {
@@ -81,8 +74,8 @@ async function json(response: Response): Promise<any> {
   }
 }
 
-function buildApp(harness: AdapterHarness, backend: CursorBackend, tableName: string) {
-  const meta = { model: { tableName, schema: EntrySchema, primaryKeys: ["shelf", "id"] } };
+function buildApp(harness: AdapterHarness, backend: CursorBackend, tableName: string, models: ModelSet) {
+  const meta = { model: { tableName, schema: models.EntrySchema, primaryKeys: ["shelf", "id"] } };
   const options = {
     filterFields: ["shelf"],
     filterOperators: { rank: ["gte", "in"] },
@@ -140,13 +133,13 @@ function tamper(cursor: string, change: (payload: any[]) => unknown): string {
   return Buffer.from(JSON.stringify(change(payload) ?? payload)).toString("base64url");
 }
 
-/** Cursor (keyset) pagination as every backend must show it. */
-export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend): void {
-  describe(`${harness.name} × ${backend.name}: cursor pagination`, () => {
+/** Cursor (keyset) pagination as every backend must show it, over the entry of `models` (zod's by default). */
+export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend, models: ModelSet = zodModels): void {
+  describe(`${harness.name} × ${backend.name}${librarySuffix(models)}: cursor pagination`, () => {
     let app: ReturnType<typeof buildApp>;
     beforeAll(async () => {
       const { tableName } = await backend.open();
-      app = buildApp(harness, backend, tableName);
+      app = buildApp(harness, backend, tableName, models);
     });
     afterAll(() => backend.close());
     beforeEach(() => backend.replace(SEED));
