@@ -2,6 +2,8 @@ import Database from "better-sqlite3";
 import { betterSqlite3Driver } from "../../src";
 import { harnesses } from "../helpers";
 import { runCrudSuite } from "./crud.case";
+import { runCursorSuite } from "./cursor.case";
+import { sqlCursorBackend } from "./cursor-sql-backend";
 import { connectD1ThroughWorker } from "./d1";
 import { arktypeModels } from "./models-arktype";
 import { valibotModels } from "./models-valibot";
@@ -18,5 +20,7 @@ for (const models of [valibotModels, arktypeModels]) {
   for (const harness of harnesses) {
     runCrudSuite(harness, sqlBackend("sqlite", "sqlite", sqlite, models), models);
     runCrudSuite(harness, sqlBackend("d1 (miniflare)", "sqlite", connectD1ThroughWorker, models), models);
+    runCursorSuite(harness, sqlCursorBackend("sqlite", "sqlite", sqlite, models), models);
+    runCursorSuite(harness, sqlCursorBackend("d1 (miniflare)", "sqlite", connectD1ThroughWorker, models), models);
   }
 }

@@ -287,10 +287,13 @@ export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend, 
         "a date for a label": tamper(good, (p) => {
           p[3][0] = { d: "2020-01-01T00:00:00.000Z" };
         }),
-        "a huge number": tamper(good, (p) => {
-          p[3][2] = 1e300;
-        }),
       };
+      // 1e300 is no integer to zod (int() means a safe integer); valibot's integer() and ArkType's
+      // number.integer take it (Number.isInteger), so for them it is well-typed, as the values below.
+      const hugeNumber = tamper(good, (p) => {
+        p[3][2] = 1e300;
+      });
+      if (models.library === "zod") Object.assign(bad, { "a huge number": hugeNumber });
       for (const [what, cursor] of Object.entries(bad)) {
         const response = await app.request(`/entries?order_by=label&per_page=2&cursor=${encodeURIComponent(cursor)}`);
         expect(response.status, what).toBe(400);
@@ -302,7 +305,9 @@ export function runCursorSuite(harness: AdapterHarness, backend: CursorBackend, 
       const huge = tamper(good, (p) => {
         p[3][1] = 2 ** 40;
       });
-      for (const query of [`order_by=label&cursor=${huge}`, `shelf=${2 ** 40}`]) {
+      const wellTypedHuge = [`order_by=label&cursor=${huge}`, `shelf=${2 ** 40}`];
+      if (models.library !== "zod") wellTypedHuge.push(`order_by=label&cursor=${hugeNumber}`);
+      for (const query of wellTypedHuge) {
         const response = await app.request(`/entries?${query}`);
         expect([200, 400], query).toContain(response.status);
       }
