@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   type RouterOptions,
   SqlCreateEndpoint,
@@ -12,16 +11,11 @@ import {
 import type { UpdateFilters } from "../../src/endpoints/types";
 import { type AdapterHarness, jsonBody } from "../helpers";
 import type { Connection, EngineUnderTest, Family } from "../sql/fixtures";
+import { librarySuffix, type ModelSet } from "./model-set";
+import { zodModels } from "./models";
 
-/** A note; `version` only in the versioned model. `body` starts NULL and `meta` holds JSON, so the compare covers both. */
-const Note = z.object({
-  id: z.number().int(),
-  title: z.string(),
-  body: z.string().nullable(),
-  meta: z.object({ n: z.number(), list: z.array(z.number()) }).nullable(),
-  done: z.boolean(),
-});
-const VersionedNote = Note.extend({ version: z.number().int() });
+// The note (models.ts): `version` only in the versioned model. `body` starts NULL and `meta` holds JSON,
+// so the compare covers both.
 
 function ddl(family: Family, table: string, versioned: boolean): string {
   const q = (name: string) => (family === "mysql" ? `\`${name}\`` : `"${name}"`);
@@ -96,18 +90,20 @@ export function runConditionalSuite(
   engine: EngineUnderTest,
   versioned: boolean,
   storage: ConditionalStorage = sqlStorage,
+  models: ModelSet = zodModels,
 ): void {
   describe.skipIf(engine.skipReason !== undefined)(
-    `conditional requests on ${engine.name} ${versioned ? "with" : "without"} versionField (${harness.name})`,
+    `conditional requests on ${engine.name} ${versioned ? "with" : "without"} versionField (${harness.name})${librarySuffix(models)}`,
     () => {
       const table = `etag_${engine.name.replace(/[^a-z0-9]/gi, "").slice(0, 8)}_${versioned ? "v" : "r"}_${process.pid}_${Math.random().toString(36).slice(2, 6)}`;
+      const { notes } = models;
       const model = {
         tableName: table,
-        schema: versioned ? VersionedNote : Note,
+        schema: versioned ? notes.VersionedNote : notes.Note,
         primaryKeys: ["id"],
         ...(versioned ? { versionField: "version" } : {}),
       };
-      const meta = { model, fields: model.schema.omit({ id: true }) };
+      const meta = { model, fields: versioned ? notes.VersionedNoteFields : notes.NoteFields };
       const gate = new Gate();
       let connection: Connection;
       let app: ReturnType<AdapterHarness["make"]>;
