@@ -261,6 +261,26 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
       calls.length = 0;
     };
     const list = async (query: string) => json(await app.request(`/projects/1/tasks${query}`));
+    /**
+     * A 400's errors name exactly these body members. zod's messages are compared word for word; another
+     * library words its own, so for it each error must carry a message, whatever it says.
+     */
+    const expectErrors = (body: any, zodMessages: Record<string, string>) => {
+      const paths = body.errors.map((error: { path: unknown[] }) => error.path.join("."));
+      expect([...paths].sort()).toEqual(
+        Object.keys(zodMessages)
+          .map((key) => `body.${key}`)
+          .sort(),
+      );
+      for (const error of body.errors) {
+        const key = error.path[1] as string;
+        expect(error, key).toEqual({
+          code: 7001,
+          path: ["body", key],
+          message: models.library === "zod" ? zodMessages[key] : expect.stringMatching(/\S/),
+        });
+      }
+    };
 
     it("creates with 201 and returns the object as stored, generated id and defaults included", async () => {
       const response = await createProject("Alpha");
@@ -338,6 +358,22 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
       await seed();
       const response = await app.request("/projects/1/tasks", jsonBody({ id: 9, title: "", priority: 9, status: "x" }));
       expect(response.status).toBe(400);
+      expectErrors(await json(response), {
+        title: "Too small: expected string to have >=1 characters",
+        priority: "Too big: expected number to be <=5",
+        status: 'Invalid option: expected one of "open"|"doing"|"closed"',
+      });
+      // A PATCH body: each member sent is checked, the others are not asked for.
+      const patch = await app.request(
+        "/projects/1/tasks/2",
+        jsonBody({ title: 3, done: "yes", notes: 1 }, { method: "PATCH" }),
+      );
+      expect(patch.status).toBe(400);
+      expectErrors(await json(patch), {
+        title: "Invalid input: expected string, received number",
+        done: "Invalid input: expected boolean, received string",
+        notes: "Invalid input: expected string, received number",
+      });
       expect(calls).toEqual([]);
     });
 
