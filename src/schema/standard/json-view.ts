@@ -65,7 +65,7 @@ export function viewOf(schema: StandardJsonSchema | StandardMember): JsonView {
   if (MEMBER in schema) return schema[MEMBER];
   let view = views.get(schema);
   if (!view) {
-    const input = describe(schema, "input");
+    const input = withDeclaredDefaults(describe(schema, "input"), schema);
     const output = describe(schema, "output");
     const defs = { ...defsOf(output), ...defsOf(input) };
     view = Object.freeze({ input, output, optionalInput: false, optionalOutput: false, defs });
@@ -90,6 +90,28 @@ export function member(
       jsonSchema: Object.freeze({ input: () => withDefs(view.input), output: () => withDefs(view.output) }),
     }),
   });
+}
+
+/**
+ * `input` with the defaults the library declares on its object's properties but leaves out of its
+ * Standard JSON Schema (ArkType lists them as `props: [{ key, default }]`), so documents show them and a
+ * member left out of a derived body gets its default.
+ */
+function withDeclaredDefaults(input: SchemaObject, schema: StandardJsonSchema): SchemaObject {
+  const props = (schema as { props?: unknown }).props;
+  const properties = input.properties as Record<string, SchemaObject> | undefined;
+  if (!Array.isArray(props) || typeof properties !== "object" || properties === null) return input;
+  let patched: Record<string, SchemaObject> | undefined;
+  for (const prop of props as Array<{ key?: unknown; default?: unknown }>) {
+    const key = typeof prop?.key === "string" ? prop.key : undefined;
+    const value = prop.default;
+    if (key === undefined || !(key in properties) || "default" in properties[key]!) continue;
+    // A default made by a function is the library's to call; only a JSON value is stated.
+    if (value === undefined || typeof value === "function" || (typeof value === "object" && value !== null)) continue;
+    patched ??= { ...properties };
+    patched[key] = { ...properties[key], default: value };
+  }
+  return patched ? { ...input, properties: patched } : input;
 }
 
 function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {
