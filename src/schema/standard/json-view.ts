@@ -119,6 +119,11 @@ function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {
   try {
     return props.jsonSchema[io]({ target: "draft-2020-12" });
   } catch (cause) {
+    // A check JSON Schema cannot state (valibot's `check`) is left out of the document, as zod's refine
+    // is: valibot's `errorMode: "ignore"` asks for that; the library still validates it.
+    try {
+      return props.jsonSchema[io]({ target: "draft-2020-12", libraryOptions: { errorMode: "ignore" } });
+    } catch {}
     throw new Error(
       `${props.vendor} could not describe this schema's ${io} as JSON Schema (~standard.jsonSchema.${io}): ` +
         `${cause instanceof Error ? cause.message : String(cause)}`,
