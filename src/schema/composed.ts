@@ -194,11 +194,12 @@ function collect(
   output: Record<string, unknown>,
   issues: StandardIssue[],
 ) {
-  for (const [key, verdict] of verdicts) {
+  for (const [key, verdict] of verdicts.byKey) {
     const name = names.get(key)!;
     if ("issues" in verdict) issues.push(...verdict.issues.map((i) => under(name, i)));
     else if (verdict.present) output[name] = verdict.value;
   }
+  issues.push(...verdicts.whole);
 }
 
 /** `output`'s keys in the members' order, as a library's object would give them. */

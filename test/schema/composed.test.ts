@@ -164,3 +164,40 @@ for (const [library, model] of Object.entries(models)) {
     });
   });
 }
+
+describe("a check over the whole model", () => {
+  const ranges = {
+    valibot: toStandardJsonSchema(
+      v.pipe(
+        v.object({ id: v.number(), start: v.number(), end: v.number() }),
+        v.check((range) => range.start <= range.end, "A range ends after it starts"),
+      ),
+    ),
+    arktype: type({ id: "number", start: "number", end: "number" }).narrow(
+      (range, ctx) => range.start <= range.end || ctx.reject({ message: "A range ends after it starts" }),
+    ),
+  };
+  for (const [library, model] of Object.entries(ranges)) {
+    it(`refuses a ${library} create that breaks it, and lets a PATCH of one member through`, async () => {
+      const meta = { model: { tableName: "ranges", schema: model as any, primaryKeys: ["id"] } };
+      class Create extends SqlCreateEndpoint {
+        _meta = meta;
+      }
+      class Update extends SqlUpdateEndpoint {
+        _meta = meta;
+      }
+      const db = new Database(":memory:");
+      db.exec("CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL)");
+      const router = fromHono(new Hono(), { db: betterSqlite3Driver(db) });
+      router.post("/ranges", Create);
+      router.patch("/ranges/:id", Update);
+      const refused = await router.request("/ranges", jsonBody({ id: 1, start: 5, end: 2 }));
+      expect(refused.status).toBe(400);
+      const errors = ((await refused.json()) as any).errors;
+      expect(errors).toEqual([expect.objectContaining({ path: ["body"] })]);
+      expect(errors[0].message).toContain("A range ends after it starts");
+      expect((await router.request("/ranges", jsonBody({ id: 1, start: 1, end: 2 }))).status).toBe(201);
+      expect((await router.request("/ranges/1", jsonBody({ end: 3 }, { method: "PATCH" }))).status).toBe(200);
+    });
+  }
+});
