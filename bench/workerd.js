@@ -187,7 +187,8 @@ async function throughput(workers) {
         const before = cpuNs(worker.child.pid);
         await load(worker.origin, endpoint, REQUESTS);
         const perRequest = (cpuNs(worker.child.pid) - before) / REQUESTS;
-        (samples[`${endpoint.id}:${id}`] ??= []).push(perRequest);
+        const key = `${endpoint.id}:${id}`;
+        samples[key] = [...(samples[key] ?? []), perRequest];
         log(`  round ${round} ${endpoint.id.padEnd(6)} ${id.padEnd(15)} ${(perRequest / 1000).toFixed(1)} µs`);
       }
     }
