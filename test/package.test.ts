@@ -21,11 +21,11 @@ const runtimeImport = /^import\s+(?!type\b)(?:[^"']*\sfrom\s+)?["']([^"']+)["']/
 describe("package boundaries", () => {
   const files = sourceFiles(join(root, "src"));
 
-  it("never loads hono or itty-router at import time (they are optional peers)", () => {
+  it("never loads hono, itty-router, valibot or ArkType at import time (they are optional peers)", () => {
     const offenders = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(runtimeImport)]
         .map((match) => match[1]!)
-        .filter((specifier) => /^(hono|itty-router)(\/|$)/.test(specifier))
+        .filter((specifier) => /^(hono|itty-router|valibot|arktype|@valibot\/[^/]+)(\/|$)/.test(specifier))
         .map((specifier) => `${relative(root, file)} imports ${specifier}`),
     );
     expect(offenders).toEqual([]);
@@ -43,9 +43,18 @@ describe("package boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("declares zod as a peer, and the routers, the MCP SDK and Drizzle as optional peers", () => {
+  it("declares zod as a peer, and the routers, the MCP SDK, Drizzle, valibot and ArkType as optional peers", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    const optional = ["@modelcontextprotocol/sdk", "drizzle-orm", "drizzle-zod", "hono", "itty-router"];
+    const optional = [
+      "@modelcontextprotocol/sdk",
+      "@valibot/to-json-schema",
+      "arktype",
+      "drizzle-orm",
+      "drizzle-zod",
+      "hono",
+      "itty-router",
+      "valibot",
+    ];
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([...optional, "zod"]);
     for (const name of optional) expect(pkg.peerDependenciesMeta[name]?.optional, name).toBe(true);
     expect(pkg.peerDependenciesMeta.zod?.optional).not.toBe(true);

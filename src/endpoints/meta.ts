@@ -27,10 +27,10 @@ export interface ResolvedMeta {
   changes?: ChangeFeed;
 }
 
-const resolved = new WeakMap<Meta, ResolvedMeta>();
+const resolved = new WeakMap<Meta<ModelSchema>, ResolvedMeta>();
 
 /** Fills a Meta's defaults once per Meta object (chanfana's MetaGenerator). */
-export function resolveMeta(meta: Meta): ResolvedMeta {
+export function resolveMeta(meta: Meta<ModelSchema>): ResolvedMeta {
   let result = resolved.get(meta);
   if (!result) {
     if (!meta?.model?.schema || !Array.isArray(meta.model.primaryKeys)) {
@@ -78,7 +78,7 @@ export function resolveMeta(meta: Meta): ResolvedMeta {
  * @example
  * MetaGenerator({ model: TaskModel }).model.serializerSchema === TaskModel.schema // true
  */
-export function MetaGenerator(meta: Meta): {
+export function MetaGenerator(meta: Meta<ModelSchema>): {
   fields: ModelSchema;
   model: ModelComplete;
   pathParameters: string[] | null;
@@ -99,6 +99,6 @@ export function MetaGenerator(meta: Meta): {
  * @example
  * metaSchemaProps({ model, tags: ["Tasks"] }) // { tags: ["Tasks"] }
  */
-export function metaSchemaProps(meta: Meta): { tags?: string[] } {
+export function metaSchemaProps(meta: Meta<ModelSchema>): { tags?: string[] } {
   return meta.tags?.length ? { tags: meta.tags } : {};
 }

@@ -140,49 +140,73 @@ function checkArray(node: Extract<Node, { kind: "array" }>, value: unknown): Out
 }
 
 /**
- * Each member checks its own value; the members of one library object (Standard members) are checked
- * together, one validation of their parent per request rather than one per member.
+ * How an object's members are checked, worked out once per composed object: each member on its own, but
+ * the members of one library object (Standard members) together, so a request costs one validation of
+ * their parent rather than one per member.
  */
+interface ObjectPlan {
+  readonly own: ReadonlyArray<{ name: string; schema: Schema; optional: boolean }>;
+  readonly batches: ReadonlyArray<{
+    parent: StandardJsonSchema;
+    members: ReadonlyArray<{ name: string; key: string; optional: boolean; view: StandardMember[typeof MEMBER] }>;
+  }>;
+}
+
+const objectPlans = new WeakMap<Readonly<Record<string, Schema>>, ObjectPlan>();
+
+function objectPlan(members: Readonly<Record<string, Schema>>): ObjectPlan {
+  let plan = objectPlans.get(members);
+  if (plan) return plan;
+  const own: Array<ObjectPlan["own"][number]> = [];
+  const batches = new Map<StandardJsonSchema, Array<ObjectPlan["batches"][number]["members"][number]>>();
+  for (const [name, schema] of Object.entries(members)) {
+    const { target, optional } = peel(schema);
+    const view = isStandardMember(target) ? target[MEMBER] : undefined;
+    const source = view?.source;
+    const batch = source ? (batches.get(source.parent) ?? []) : undefined;
+    // A second member over the same key of one parent (two filters on one field) is checked on its own.
+    if (view && source && batch && !batch.some((member) => member.key === source.key)) {
+      batch.push({ name, key: source.key, optional, view });
+      batches.set(source.parent, batch);
+    } else {
+      own.push({ name, schema, optional });
+    }
+  }
+  plan = { own, batches: [...batches].map(([parent, list]) => ({ parent, members: list })) };
+  objectPlans.set(members, plan);
+  return plan;
+}
+
 function checkObject(members: Readonly<Record<string, Schema>>, value: unknown): Outcome | Promise<Outcome> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail([{ message: "Expected an object", path: [] }]);
   }
   const input = value as Record<string, unknown>;
-  const checks: Array<Outcome | Promise<Outcome>> = [];
-  const keys: string[] = [];
-  const batches = new Map<StandardJsonSchema, { entries: MemberEntry[]; names: Map<string, string> }>();
-  for (const [name, schema] of Object.entries(members)) {
-    const present = Object.hasOwn(input, name) && input[name] !== undefined;
-    const { target, optional } = peel(schema);
-    if (!present && optional) continue;
-    const view = isStandardMember(target) ? target[MEMBER] : undefined;
-    const source = view?.source;
-    let batch = source ? batches.get(source.parent) : undefined;
-    if (source && !batch) {
-      batch = { entries: [], names: new Map() };
-      batches.set(source.parent, batch);
+  const sent = (name: string) => Object.hasOwn(input, name) && input[name] !== undefined;
+  const plan = objectPlan(members);
+  const own = plan.own.filter(({ name, optional }) => !optional || sent(name));
+  const checks = own.map(({ name, schema }) => check(schema, input[name]));
+  const batched = plan.batches.map(({ parent, members: list }) => {
+    const names = new Map<string, string>();
+    const entries: MemberEntry[] = [];
+    for (const { name, key, optional, view } of list) {
+      const present = sent(name);
+      if (!present && optional) continue;
+      names.set(key, name);
+      entries.push({ key, value: input[name], present, view });
     }
-    if (view && source && batch && !batch.names.has(source.key)) {
-      batch.entries.push({ key: source.key, value: input[name], present, view });
-      batch.names.set(source.key, name);
-      continue;
-    }
-    keys.push(name);
-    checks.push(check(schema, input[name]));
-  }
-  const batched = [...batches].map(([parent, batch]) =>
-    then(checkThroughParent(parent, batch.entries), (v) => ({ v, batch })),
-  );
+    return then(checkThroughParent(parent, entries), (verdicts) => ({ verdicts, names }));
+  });
   return all(checks, (outcomes) =>
-    all(batched, (verdicts) => {
+    all(batched, (settled) => {
       const output: Record<string, unknown> = {};
       const issues: StandardIssue[] = [];
       outcomes.forEach((outcome, index) => {
-        const name = keys[index]!;
+        const name = own[index]!.name;
         if (!outcome.ok) issues.push(...outcome.issues.map((i) => under(name, i)));
         else if (outcome.value !== undefined) output[name] = outcome.value;
       });
-      for (const { v, batch } of verdicts) collect(v, batch.names, output, issues);
+      for (const { verdicts, names } of settled) collect(verdicts, names, output, issues);
       return issues.length ? fail(issues) : pass(orderedLike(members, output));
     }),
   );
@@ -194,11 +218,12 @@ function collect(
   output: Record<string, unknown>,
   issues: StandardIssue[],
 ) {
-  for (const [key, verdict] of verdicts) {
+  for (const [key, verdict] of verdicts.byKey) {
     const name = names.get(key)!;
     if ("issues" in verdict) issues.push(...verdict.issues.map((i) => under(name, i)));
     else if (verdict.present) output[name] = verdict.value;
   }
+  issues.push(...verdicts.whole);
 }
 
 /** `output`'s keys in the members' order, as a library's object would give them. */

@@ -2,7 +2,7 @@
 // parsed, and the copy the handler's request reads again. Reading bytes, bounded, is body.ts's.
 import { z } from "zod";
 import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
-import { type FileConstraints, type ScalarKind, seam } from "../../schema";
+import { type FileConstraints, type ScalarKind, type StandardJsonSchema, seam, standardSchemaOf } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import { declaredLength, declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
 import type { IncomingRequest, ReadBodyCopy } from "./incoming";
@@ -28,6 +28,8 @@ export interface MediaPlan {
   /** Its lower-case `type/subtype`, parameters dropped. */
   essence: string;
   schema: z.ZodType;
+  /** The schema as a Standard Schema when another library validates it (valibot, ArkType), else null (zod). */
+  standard: StandardJsonSchema | null;
   required: boolean;
   /** Declared members of a form body, or null when its schema is not an object we can see into. */
   fields: FormField[] | null;
@@ -96,6 +98,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
       mediaType,
       essence,
       schema,
+      standard: standardSchemaOf(schema),
       required: body.required ?? (plain || !seam.acceptsUndefined(schema)),
       fields,
       fieldsByName: new Map(fields?.map((field) => [field.key, field])),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { seam } from "../../schema";
-import type { SchemaLike, StandardSchemaLike } from "../../schema/types";
+import { compose, isZodSchema, seam } from "../../schema";
+import type { SchemaInput, SchemaLike, SchemaOutput, StandardSchemaLike } from "../../schema/types";
 import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
 
 /**
@@ -25,7 +25,7 @@ export function contentJson<T>(schema: T): {
  * @example
  * request: { body: contentForm(z.object({ email: z.email(), tags: z.array(z.string()).default([]) })) }
  */
-export function contentForm<T extends z.core.$ZodType>(
+export function contentForm<T extends z.core.$ZodType | StandardSchemaLike>(
   schema: T,
 ): { content: { "application/x-www-form-urlencoded": MediaTypeConfig<T> } } {
   return { content: { "application/x-www-form-urlencoded": { schema } } };
@@ -38,7 +38,7 @@ export function contentForm<T extends z.core.$ZodType>(
  * @example
  * request: { body: contentMultipart(z.object({ avatar: fileField({ maxSize: 1_000_000, types: ["image/png"] }) })) }
  */
-export function contentMultipart<T extends z.core.$ZodType>(
+export function contentMultipart<T extends z.core.$ZodType | StandardSchemaLike>(
   schema: T,
 ): { content: { "multipart/form-data": MediaTypeConfig<T> } } {
   return { content: { "multipart/form-data": { schema } } };
@@ -66,19 +66,52 @@ function legacyValueToSchema(value: unknown): z.ZodType {
   }
 }
 
+/** What one Server-Sent Event carries besides its `data`. */
+interface SseFields {
+  event?: string;
+  id?: string;
+  retry?: number;
+}
+
+/**
+ * The schema of one event whose `data` is another library's schema: a Standard Schema typed like the
+ * zod object `sseEvent` makes for a zod `data`.
+ */
+export type StandardSseEvent<T> = StandardSchemaLike & {
+  readonly "~standard": {
+    readonly types?: {
+      readonly input: SseFields & { data: SchemaInput<T> };
+      readonly output: SseFields & { data: SchemaOutput<T> };
+    };
+  };
+};
+
+/** The event schema `sseEvent(data)` makes: zod's object for a zod `data`, else a composed Standard Schema. */
+export type SseEventSchema<T> = T extends z.ZodType
+  ? z.ZodObject<{
+      data: T;
+      event: z.ZodOptional<z.ZodString>;
+      id: z.ZodOptional<z.ZodString>;
+      retry: z.ZodOptional<z.ZodNumber>;
+    }>
+  : StandardSseEvent<T>;
+
 /**
  * The schema of one Server-Sent Event whose `data` is `data`: what `contentEventStream` declares.
  *
  * @example
  * const TaskEvent = sseEvent(z.object({ taskId: z.number() }));
  */
-export function sseEvent<T extends z.ZodType>(data: T) {
-  return z.object({
-    data,
+export function sseEvent<T extends z.ZodType | StandardSchemaLike>(data: T): SseEventSchema<T> {
+  const members = {
     event: z.string().optional(),
     id: z.string().optional(),
     retry: z.number().int().nonnegative().optional(),
-  });
+  };
+  const event = isZodSchema(data)
+    ? z.object({ data, ...members })
+    : compose.object({ data: data as never, ...members });
+  return event as SseEventSchema<T>;
 }
 
 /**
@@ -88,9 +121,9 @@ export function sseEvent<T extends z.ZodType>(data: T) {
  * @example
  * responses: { "200": { description: "Task changes as they happen", ...contentEventStream(TaskChange) } }
  */
-export function contentEventStream<T extends z.ZodType>(
+export function contentEventStream<T extends z.ZodType | StandardSchemaLike>(
   data: T,
-): { content: { "text/event-stream": StreamMediaTypeConfig<ReturnType<typeof sseEvent<T>>> } } {
+): { content: { "text/event-stream": StreamMediaTypeConfig<SseEventSchema<T>> } } {
   return { content: { "text/event-stream": { itemSchema: sseEvent(data) } } };
 }
 
@@ -101,7 +134,7 @@ export function contentEventStream<T extends z.ZodType>(
  * @example
  * responses: { "200": { description: "Every task, one per line", ...contentJsonLines(Task) } }
  */
-export function contentJsonLines<T extends z.ZodType>(
+export function contentJsonLines<T extends z.ZodType | StandardSchemaLike>(
   item: T,
 ): { content: { "application/jsonl": StreamMediaTypeConfig<T> } } {
   return { content: { "application/jsonl": { itemSchema: item } } };

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type ApiException, InputValidationException } from "../../errors/exceptions";
-import { type ScalarKind, seam } from "../../schema";
+import { type ScalarKind, type StandardJsonSchema, seam, standardSchemaOf } from "../../schema";
 import type { FormValues, MediaPlan } from "./body-plan";
 import { coerceScalar } from "./coerce";
 import { parseCookies } from "./cookies";
@@ -19,6 +19,8 @@ interface FieldPlan {
 export interface PartPlan {
   readonly name: ParameterPart;
   readonly schema: z.ZodType;
+  /** The schema as a Standard Schema when another library validates it (valibot, ArkType), else null (zod). */
+  readonly standard: StandardJsonSchema | null;
   /** Declared members, or null when the part's schema is not an object we can see into. */
   readonly fields: readonly FieldPlan[] | null;
   readonly known: ReadonlySet<string>;
@@ -32,6 +34,7 @@ export function compilePart(name: ParameterPart, schema: z.ZodType, raiseUnknown
   return {
     name,
     schema,
+    standard: standardSchemaOf(schema),
     fields,
     known: new Set(fields?.map((field) => field.key) ?? []),
     rejectUnknown: raiseUnknownParameters && name === "query" && fields !== null,

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
-import { type StandardJsonSchema, type StandardOutcome, seam, standardSchemaOf, validateStandard } from "../../schema";
+import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -126,7 +126,7 @@ export class RoutePlan {
       const part = this.parts[i]!;
       const raw = extractPart(part, incoming, errors);
       result.unvalidated[part.name] = raw;
-      const pending = parseInto(part.schema, part.name, raw, result.validated, errors);
+      const pending = parseInto(part, part.name, raw, result.validated, errors);
       if (pending) return pending.then(() => this.parseFrom(i + 1, incoming, result, errors));
     }
     const { body } = this;
@@ -206,9 +206,7 @@ function parseBody(
     }
     if (raw === undefined)
       return parseAbsentBody(read.media ?? body.media.find((media) => media.kind !== null), result);
-    return parseInto(read.media!.schema, "body", raw, result.validated, errors)?.catch((err) =>
-      refuseBody(err, errors),
-    );
+    return parseInto(read.media!, "body", raw, result.validated, errors)?.catch((err) => refuseBody(err, errors));
   } catch (err) {
     refuseBody(err, errors);
     return undefined;
@@ -224,7 +222,7 @@ function parseAbsentBody(media: MediaPlan | undefined, result: ValidationResult)
   if (media === undefined) return undefined;
   const tryParse = (raw: unknown, otherwise: () => Promise<void> | undefined): Promise<void> | undefined => {
     const refused: ApiException[] = [];
-    const pending = parseInto(media.schema, "body", raw, result.validated, refused);
+    const pending = parseInto(media, "body", raw, result.validated, refused);
     const next = () => (refused.length > 0 ? otherwise() : undefined);
     return pending ? pending.then(next, otherwise) : next();
   };
@@ -237,13 +235,12 @@ const asyncSchemas = new WeakSet<z.ZodType>();
 
 /** Parses `raw` with `schema`, storing the output or collecting the issues under the part's path. */
 function parseInto(
-  schema: z.ZodType,
+  { schema, standard }: { schema: z.ZodType; standard: StandardJsonSchema | null },
   name: string,
   raw: unknown,
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> | undefined {
-  const standard = standardSchemaOf(schema);
   if (standard) return parseStandardInto(standard, name, raw, validated, errors);
   // Synchronous unless the schema needs async parsing: no promise (and no microtask) per part.
   if (asyncSchemas.has(schema)) return parseAsyncInto(schema, name, raw, validated, errors);

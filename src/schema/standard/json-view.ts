@@ -65,7 +65,7 @@ export function viewOf(schema: StandardJsonSchema | StandardMember): JsonView {
   if (MEMBER in schema) return schema[MEMBER];
   let view = views.get(schema);
   if (!view) {
-    const input = describe(schema, "input");
+    const input = withDeclaredDefaults(describe(schema, "input"), schema);
     const output = describe(schema, "output");
     const defs = { ...defsOf(output), ...defsOf(input) };
     view = Object.freeze({ input, output, optionalInput: false, optionalOutput: false, defs });
@@ -92,11 +92,38 @@ export function member(
   });
 }
 
+/**
+ * `input` with the defaults the library declares on its object's properties but leaves out of its
+ * Standard JSON Schema (ArkType lists them as `props: [{ key, default }]`), so documents show them and a
+ * member left out of a derived body gets its default.
+ */
+function withDeclaredDefaults(input: SchemaObject, schema: StandardJsonSchema): SchemaObject {
+  const props = (schema as { props?: unknown }).props;
+  const properties = input.properties as Record<string, SchemaObject> | undefined;
+  if (!Array.isArray(props) || typeof properties !== "object" || properties === null) return input;
+  let patched: Record<string, SchemaObject> | undefined;
+  for (const prop of props as Array<{ key?: unknown; default?: unknown }>) {
+    const key = typeof prop?.key === "string" ? prop.key : undefined;
+    const value = prop.default;
+    if (key === undefined || !(key in properties) || "default" in properties[key]!) continue;
+    // A default made by a function is the library's to call; only a JSON value is stated.
+    if (value === undefined || typeof value === "function" || (typeof value === "object" && value !== null)) continue;
+    patched ??= { ...properties };
+    patched[key] = { ...properties[key], default: value };
+  }
+  return patched ? { ...input, properties: patched } : input;
+}
+
 function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {
   const props = schema["~standard"];
   try {
     return props.jsonSchema[io]({ target: "draft-2020-12" });
   } catch (cause) {
+    // A check JSON Schema cannot state (valibot's `check`) is left out of the document, as zod's refine
+    // is: valibot's `errorMode: "ignore"` asks for that; the library still validates it.
+    try {
+      return props.jsonSchema[io]({ target: "draft-2020-12", libraryOptions: { errorMode: "ignore" } });
+    } catch {}
     throw new Error(
       `${props.vendor} could not describe this schema's ${io} as JSON Schema (~standard.jsonSchema.${io}): ` +
         `${cause instanceof Error ? cause.message : String(cause)}`,

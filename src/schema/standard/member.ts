@@ -10,8 +10,14 @@ export interface MemberEntry {
   readonly view: JsonView;
 }
 
-/** What the parent said of each member: the issues under its key (paths after the key), else its value. */
-export type MemberVerdicts = Map<string, { issues: StandardIssue[] } | { value: unknown; present: boolean }>;
+/**
+ * What the parent said of each member: the issues under its key (paths after the key), else its value;
+ * and the issues it found in the object as a whole (a check over several members).
+ */
+export interface MemberVerdicts {
+  readonly byKey: Map<string, { issues: StandardIssue[] } | { value: unknown; present: boolean }>;
+  readonly whole: StandardIssue[];
+}
 
 /**
  * Checks members of one parent together. A Standard Schema gives no access to its members' validators,
@@ -31,11 +37,17 @@ export function checkThroughParent(
 }
 
 function verdicts(entries: readonly MemberEntry[], result: StandardResult<unknown>): MemberVerdicts {
-  const byKey: MemberVerdicts = new Map();
+  const byKey: MemberVerdicts["byKey"] = new Map();
   const issues = new Map<string, StandardIssue[]>();
+  // A check over the whole object runs only once every member it reads passed (valibot's object pipe,
+  // ArkType's narrow), so its refusal concerns what was sent: it is kept.
+  const whole: StandardIssue[] = [];
   for (const issue of result.issues ?? []) {
     const [first, ...rest] = issue.path ?? [];
-    if (first === undefined) continue;
+    if (first === undefined) {
+      whole.push({ message: issue.message, path: [] });
+      continue;
+    }
     const key = String(typeof first === "object" && first !== null ? first.key : first);
     const list = issues.get(key) ?? [];
     list.push({ message: issue.message, path: rest });
@@ -55,7 +67,7 @@ function verdicts(entries: readonly MemberEntry[], result: StandardResult<unknow
       byKey.set(entry.key, { value: fallback, present: fallback !== undefined });
     }
   }
-  return byKey;
+  return { byKey, whole };
 }
 
 /** The member `key` of `parent`, with `view`: it validates a value by checking it through the parent. */
@@ -69,8 +81,9 @@ export function memberOf(parent: StandardJsonSchema | StandardMember, key: strin
 }
 
 function resultOf(verdicts: MemberVerdicts, key: string): StandardResult<unknown> {
-  const verdict = verdicts.get(key)!;
-  return "issues" in verdict ? { issues: verdict.issues } : { value: verdict.value };
+  const verdict = verdicts.byKey.get(key)!;
+  const issues = [...("issues" in verdict ? verdict.issues : []), ...verdicts.whole];
+  return issues.length ? { issues } : { value: (verdict as { value: unknown }).value };
 }
 
 /** Where a member validates: its parent and key, or undefined for a library's own schema. */

@@ -48,7 +48,8 @@ function outcomeOf(result: StandardResult<unknown>): StandardOutcome {
   if (!result.issues) return { ok: true, value: result.value };
   return {
     ok: false,
-    problems: result.issues.map((issue) => ({ message: issue.message, path: (issue.path ?? []).map(keyOf) })),
+    // Array.from, not path.map: ArkType's path is an Array subclass whose map builds one from a length.
+    problems: result.issues.map((issue) => ({ message: issue.message, path: Array.from(issue.path ?? [], keyOf) })),
   };
 }
 
