@@ -31,6 +31,8 @@ class ListNotes extends D1ListEndpoint {
   _meta = meta;
   d1Sessions = true;
   d1BookmarkHeader = "x-notes-bookmark";
+  pagination = "both" as const; // its 200 declares the Link header as a zod object
+  orderByFields = ["id"];
 }
 class PlainGetNote extends D1ReadEndpoint {
   _meta = meta;
