@@ -205,6 +205,7 @@ export {
   D1ChangeLog,
   type D1DatabaseLike,
   type D1LiveOptions,
+  type D1SessionLike,
   DatabaseError,
   d1Driver,
   getD1Binding,

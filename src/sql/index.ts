@@ -27,7 +27,7 @@ export type { BetterSqlite3Database } from "./drivers/better-sqlite3";
 export { betterSqlite3Driver } from "./drivers/better-sqlite3";
 export type { BunSqliteDatabase } from "./drivers/bun-sqlite";
 export { bunSqliteDriver } from "./drivers/bun-sqlite";
-export type { D1DatabaseLike, D1PreparedStatementLike } from "./drivers/d1";
+export type { D1DatabaseLike, D1PreparedStatementLike, D1SessionLike } from "./drivers/d1";
 export { d1Driver } from "./drivers/d1";
 export type { Mysql2DriverOptions, Mysql2Queryable } from "./drivers/mysql2";
 export { mysql2Driver } from "./drivers/mysql2";

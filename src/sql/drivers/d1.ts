@@ -14,6 +14,17 @@ export interface D1DatabaseLike {
   prepare(sql: string): D1PreparedStatementLike;
   /** Runs prepared statements as one implicit transaction: all or none. */
   batch?<T = Record<string, unknown>>(statements: D1PreparedStatementLike[]): Promise<Array<{ results?: T[] }>>;
+  /**
+   * D1's Sessions API (read replication): a session whose first query goes to the primary
+   * (`"first-primary"`), anywhere (`"first-unconstrained"`), or to a copy at least as new as a bookmark.
+   */
+  withSession?(constraintOrBookmark: string): D1SessionLike;
+}
+
+/** A D1 session (`env.DB.withSession(...)`): its statements read at least as new as each other. */
+export interface D1SessionLike extends D1DatabaseLike {
+  /** The newest bookmark of the session's queries so far; null before the first. */
+  getBookmark(): string | null;
 }
 
 // D1 binds null, numbers, strings and ArrayBuffers; a bigint outside the double range is sent as text.

@@ -1,11 +1,13 @@
+import type { OpenAPIRouteSchema } from "../../core/schema-types";
 import type { Logger } from "../../endpoints/types";
 import type { LiveStorage } from "../../live/record";
 import { getD1Binding } from "../d1-helpers";
 import type { SqlDriver } from "../driver";
-import type { D1DatabaseLike } from "../drivers/d1";
+import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
 import { d1Driver } from "../drivers/d1";
 import { sqlLiveStorage } from "../live";
 import { SqlTable } from "../table";
+import { openD1Session, withBookmarkHeader } from "./d1-session";
 import { type EndpointClass, environment, StorageBacked, type StorageBackedMembers } from "./storage-backed";
 
 // One driver per D1 binding object, so a request does not wrap the same binding again.
@@ -40,6 +42,10 @@ export function toSqlDriver(value: unknown, where = "The database"): SqlDriver {
 export interface SqlBackedMembers extends StorageBackedMembers<SqlDriver, SqlDriver, SqlTable> {
   /** @internal The model's table, built once by `prepareRoute()`. */
   readonly sqlTable?: SqlTable;
+  d1Sessions: boolean;
+  d1BookmarkHeader: string;
+  /** @internal Per request: the D1 session its statements run in, once opened, and its driver. */
+  d1Session: { session: D1SessionLike; driver: SqlDriver } | undefined;
   getDBBinding(): D1DatabaseLike;
 }
 type SqlBackedClass = abstract new (...args: any[]) => SqlBackedMembers;
@@ -79,9 +85,42 @@ function loggingDriver(driver: SqlDriver, logger: Logger, label: string): SqlDri
  */
 export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & SqlBackedClass {
   abstract class SqlBackedEndpoint extends StorageBacked<TBase, SqlDriver, SqlDriver, SqlTable>(Base) {
+    /**
+     * Opt in to D1 read replication: each request runs in one D1 session (Sessions API). Read and List
+     * start on the nearest replica, or on one at least as new as the bookmark the request sends in
+     * `d1BookmarkHeader`; Create, Update and Delete start on the primary. Every success answer carries
+     * the session's bookmark in that header. Off by default: without a session every statement goes to
+     * the primary, so a client that sends no bookmark always reads its own writes. A binding without
+     * `withSession` (an older runtime) and a SqlDriver run as without this option.
+     *
+     * @example
+     * class GetTask extends D1ReadEndpoint { _meta = taskMeta; d1Sessions = true; }
+     */
+    d1Sessions = false;
+    /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
+    d1BookmarkHeader = "x-d1-bookmark";
+    /** @internal Per request: the D1 session its statements run in, once opened, and its driver. */
+    d1Session: { session: D1SessionLike; driver: SqlDriver } | undefined = undefined;
+
     /** @internal The model's table, built once by `prepareRoute()`. */
     get sqlTable(): SqlTable | undefined {
       return this.storageTable;
+    }
+
+    /** The derived schema, with the bookmark header documented when `d1Sessions` is on. */
+    override getSchema(): OpenAPIRouteSchema {
+      const schema = super.getSchema();
+      const access = this.databaseAccess;
+      if (!this.d1Sessions || access === "stream") return schema;
+      return withBookmarkHeader(schema, this.d1BookmarkHeader, access);
+    }
+
+    /** The success answer, carrying the request's D1 bookmark when it ran in a session. */
+    override success(result: unknown, status?: number, extra?: Record<string, unknown>): Response {
+      const response = super.success(result, status, extra);
+      const bookmark = this.d1Session?.session.getBookmark();
+      if (bookmark) response.headers.set(this.d1BookmarkHeader, bookmark);
+      return response;
     }
 
     protected openTable(): SqlTable {
@@ -90,12 +129,33 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
     }
 
     protected toDatabase(value: unknown, where: string): SqlDriver {
-      return toSqlDriver(value, where);
+      return (!isDriver(value) && this.inD1Session(value)) || toSqlDriver(value, where);
     }
 
     // A SqlDriver placed in the environment is specroute's own; anything else goes through getDBBinding().
     protected boundDatabase(bound: unknown): SqlDriver {
-      return isDriver(bound) ? bound : toSqlDriver(this.getDBBinding(), `Binding "${this.dbName}"`);
+      if (isDriver(bound)) return bound;
+      const binding = this.getDBBinding();
+      return this.inD1Session(binding) || toSqlDriver(binding, `Binding "${this.dbName}"`);
+    }
+
+    /** The request's D1 session over `binding` (opened on first use), when `d1Sessions` is on and D1 has sessions. */
+    private inD1Session(binding: unknown): SqlDriver | undefined {
+      const access = this.databaseAccess;
+      if (!this.d1Sessions || access === "stream" || typeof binding !== "object" || binding === null) return undefined;
+      if (this.d1Session) return this.d1Session.driver;
+      const session = openD1Session(binding as D1DatabaseLike, access, this.sentBookmark());
+      if (!session) return undefined;
+      this.d1Session = { session, driver: d1Driver(session) };
+      return this.d1Session.driver;
+    }
+
+    /** The bookmark the request sent (a read declares its header, so it was validated). */
+    private sentBookmark(): string | undefined {
+      if (this.databaseAccess !== "read") return undefined;
+      const headers = this.validatedData?.headers as Record<string, unknown> | undefined;
+      const bookmark = headers?.[this.d1BookmarkHeader];
+      return typeof bookmark === "string" ? bookmark : undefined;
     }
 
     protected openSession(db: SqlDriver): SqlDriver {

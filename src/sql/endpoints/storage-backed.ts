@@ -9,6 +9,12 @@ import { freshException } from "../d1-helpers";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import type { StorageTable } from "../storage";
 
+/**
+ * How an endpoint uses its database: a read may be answered by a replica, a write starts on the primary,
+ * a stream (the changes endpoint) keeps reading after its headers are sent, so it opens no session.
+ */
+export type DatabaseAccess = "read" | "write" | "stream";
+
 /** An auto endpoint class, with the statics the mixin extends. */
 export type EndpointClass = (abstract new (
   ...args: any[]
@@ -28,6 +34,8 @@ export interface StorageBackedMembers<Db, Session, Table extends StorageTable<Se
   logger?: Logger;
   /** @internal The model's table, built once by `prepareRoute()`. */
   storageTable?: Table;
+  /** Whether this endpoint reads, writes, or streams (see `databaseAccess` on the class). */
+  readonly databaseAccess: DatabaseAccess;
   database(): Db;
   withTable<T>(operation: (table: Table, session: Session) => Promise<T>, write?: string): Promise<T>;
   withWrite<T>(
@@ -62,6 +70,14 @@ export function StorageBacked<TBase extends EndpointClass, Db, Session, Table ex
     logger?: Logger;
     /** @internal The model's table, built once by `prepareRoute()`. */
     storageTable?: Table;
+
+    /**
+     * How this endpoint uses its database: Create, Update and Delete write, Read and List read, the
+     * changes endpoint streams. A storage with replicas (D1's sessions) starts a write on the primary.
+     */
+    get databaseAccess(): DatabaseAccess {
+      return "write";
+    }
 
     /** The model's table over this storage, checked against the model. */
     protected abstract openTable(): Table;

@@ -16,7 +16,13 @@ import { UpdateEndpoint } from "../../endpoints/update";
 import type { ChangeSource } from "../../live/listen";
 import type { SqlRow, StorageTable } from "../storage";
 import { listPage } from "./list-page";
-import { createConflicts, type EndpointClass, type StorageBackedMembers, uniqueConflicts } from "./storage-backed";
+import {
+  createConflicts,
+  type DatabaseAccess,
+  type EndpointClass,
+  type StorageBackedMembers,
+  uniqueConflicts,
+} from "./storage-backed";
 
 // The six mixins below are alike on purpose: each answers one endpoint kind's hooks with the table's operations.
 
@@ -80,6 +86,10 @@ export function StoredRead<M extends AnyStorage>(
   Backed: StorageMixin<typeof ReadEndpoint, M>,
 ): Adds<StoredReadMembers> & typeof ReadEndpoint & Adds<M> {
   abstract class StoredReadEndpoint extends backed(Backed, ReadEndpoint) {
+    override get databaseAccess(): DatabaseAccess {
+      return "read";
+    }
+
     async fetch(filters: Filters): Promise<SqlRow | null> {
       return this.withTable((table, session) => table.selectOne(session, filters.filters));
     }
@@ -158,6 +168,10 @@ export function StoredList<M extends AnyStorage>(
   Backed: StorageMixin<typeof ListEndpoint, M>,
 ): Adds<StoredListMembers> & typeof ListEndpoint & Adds<M> {
   abstract class StoredListEndpoint extends backed(Backed, ListEndpoint) {
+    override get databaseAccess(): DatabaseAccess {
+      return "read";
+    }
+
     /** Numbered pages are always counted, so `"page"` documents `total_count` as always present. */
     override alwaysCountsTotal(): boolean {
       return this.pagination === "page";
@@ -188,6 +202,10 @@ export function StoredChanges<M extends AnyStorage>(
   Backed: StorageMixin<typeof ChangesEndpoint, M>,
 ): Adds<StoredChangesMembers> & typeof ChangesEndpoint & Adds<M> {
   abstract class StoredChangesEndpoint extends backed(Backed, ChangesEndpoint) {
+    override get databaseAccess(): DatabaseAccess {
+      return "stream";
+    }
+
     override async changeSource(): Promise<ChangeSource<unknown>> {
       return this.liveStorage(this.database()).source as ChangeSource<unknown>;
     }
