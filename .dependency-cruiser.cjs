@@ -13,6 +13,7 @@
 //   adapters    Hono and itty-router: registration, mounting, serving, the served document
 //   node        Node-only helpers (specroute/node);   chanfana   chanfana-only names and shims
 //   mcp         the routers' operations as MCP tools (specroute/mcp), the only part that loads the MCP SDK
+//   otel        tracing with OpenTelemetry (specroute/otel), over core's tracing interface; the only part that loads @opentelemetry/api
 //   cli         the command line;   index.ts   the package's named exports
 
 /** The files of the named top-level parts of src/ (folders, and "index" for src/index.ts). */
@@ -39,6 +40,7 @@ const ABOVE_CORE = parts(
   "node",
   "chanfana",
   "mcp",
+  "otel",
   "cli",
   "index",
 );
@@ -183,6 +185,32 @@ module.exports = {
       "^src/(?!mcp/)",
       "^src/mcp/",
       "Only specroute/mcp loads the MCP SDK: an app that serves no MCP bundles none of it.",
+    ),
+    layer(
+      "otel-above-core-only",
+      "^src/otel/",
+      parts(
+        "live",
+        "openapi",
+        "docs-ui",
+        "client",
+        "endpoints",
+        "sql",
+        "drizzle",
+        "adapters",
+        "node",
+        "chanfana",
+        "mcp",
+        "cli",
+        "index",
+      ),
+      "specroute/otel implements core's tracing interface with the OpenTelemetry API; it knows no router or database.",
+    ),
+    layer(
+      "nothing-imports-otel",
+      "^src/(?!otel/)",
+      "^src/otel/",
+      "Only specroute/otel loads @opentelemetry/api: an app that traces nothing bundles none of it.",
     ),
     layer(
       "nothing-imports-the-cli",

@@ -1,6 +1,14 @@
 import { defineConfig } from "tsup";
 
-const external = ["zod", "hono", "itty-router", "@modelcontextprotocol/sdk", "drizzle-orm", "drizzle-zod"];
+const external = [
+  "zod",
+  "hono",
+  "itty-router",
+  "@modelcontextprotocol/sdk",
+  "@opentelemetry/api",
+  "drizzle-orm",
+  "drizzle-zod",
+];
 
 export default defineConfig([
   {
@@ -10,6 +18,7 @@ export default defineConfig([
       client: "src/client/index.ts",
       mcp: "src/mcp/index.ts",
       drizzle: "src/drizzle/index.ts",
+      otel: "src/otel/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -9,6 +9,7 @@ export default defineConfig({
       { find: /^specroute\/node$/, replacement: fileURLToPath(new URL("./src/node/index.ts", import.meta.url)) },
       { find: /^specroute\/client$/, replacement: fileURLToPath(new URL("./src/client/index.ts", import.meta.url)) },
       { find: /^specroute\/mcp$/, replacement: fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)) },
+      { find: /^specroute\/otel$/, replacement: fileURLToPath(new URL("./src/otel/index.ts", import.meta.url)) },
       { find: /^specroute\/drizzle$/, replacement: fileURLToPath(new URL("./src/drizzle/index.ts", import.meta.url)) },
     ],
   },

@@ -63,6 +63,7 @@ export { type FileFieldOptions, fileField } from "./core/request/file-field";
 export type { Serializer } from "./core/route/negotiate";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route/open-api-route";
 export { jsonResp } from "./core/route/respond";
+export type { TraceAttributes, TraceSpan, Tracing } from "./core/route/tracing";
 export type {
   AnyZodObject,
   ContentObject,

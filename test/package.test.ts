@@ -31,6 +31,15 @@ describe("package boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("loads @opentelemetry/api only from specroute/otel (an optional peer)", () => {
+    const importers = files.filter((file) =>
+      [...readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']/g)].some((match) =>
+        match[1]!.startsWith("@opentelemetry/"),
+      ),
+    );
+    expect(importers.map((file) => relative(root, file))).toEqual(["src/otel/index.ts"]);
+  });
+
   it("keeps core free of routers, SQL drivers and docs pages", () => {
     const offenders = files
       .filter((file) => relative(root, file).startsWith("src/core/"))
@@ -43,10 +52,11 @@ describe("package boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("declares zod as a peer, and the routers, the MCP SDK, Drizzle, valibot and ArkType as optional peers", () => {
+  it("declares zod as a peer, and the routers, the MCP SDK, OpenTelemetry's API, Drizzle, valibot and ArkType as optional peers", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     const optional = [
       "@modelcontextprotocol/sdk",
+      "@opentelemetry/api",
       "@valibot/to-json-schema",
       "arktype",
       "drizzle-orm",
@@ -95,6 +105,16 @@ export default app;`,
       .map(([file]) => file);
     expect(inputs.filter((file) => file.includes("src/sql/"))).toEqual([]);
     expect(inputs.filter((file) => file.includes("node_modules/yaml/"))).toEqual([]);
+    expect(inputs.filter((file) => file.includes("src/otel/") || file.includes("@opentelemetry"))).toEqual([]);
+  });
+});
+
+describe("the specroute/otel entry", () => {
+  it("is exported and built like the other entries", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.exports["./otel"].import).toEqual({ types: "./dist/otel.d.ts", default: "./dist/otel.js" });
+    expect(pkg.exports["./otel"].require).toEqual({ types: "./dist/otel.d.cts", default: "./dist/otel.cjs" });
+    expect(readFileSync(join(root, "tsup.config.ts"), "utf8")).toContain('otel: "src/otel/index.ts"');
   });
 });
 

@@ -1,5 +1,6 @@
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
+import type { Tracing } from "../core/route/tracing";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import type { AuthOption, SecurityRequirement } from "../core/security/auth";
 import type { DocsAssetFile } from "../docs-ui";
@@ -110,6 +111,14 @@ export interface RouterOptions {
    * it) that declares none; `[]` marks them public, opting out of an outer router's `auth`.
    */
   security?: SecurityRequirement[];
+  /**
+   * Traces every request of this router (and of routers mounted under it that have none of their own):
+   * `openTelemetry()` from "specroute/otel". Unset, no tracing code runs.
+   *
+   * @example
+   * fromHono(app, { tracing: openTelemetry() });
+   */
+  tracing?: Tracing;
 }
 
 /** Router options with every default applied. */
@@ -141,6 +150,7 @@ export interface ResolvedRouterOptions {
   db: unknown;
   auth?: AuthOption;
   security?: SecurityRequirement[];
+  tracing?: Tracing;
 }
 
 /** The serializers by lower-case media type, each checked to be a function. */
@@ -193,7 +203,15 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     db: options.db,
     auth: options.auth,
     security: options.security,
+    tracing: tracingOption(options.tracing),
   };
+}
+
+function tracingOption(tracing: Tracing | undefined): Tracing | undefined {
+  if (tracing !== undefined && typeof tracing?.request !== "function") {
+    throw new Error('tracing must be a Tracing, such as openTelemetry() from "specroute/otel"');
+  }
+  return tracing;
 }
 
 function urlOption(value: string | null | undefined, fallback: string): string | null {

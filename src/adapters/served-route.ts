@@ -6,6 +6,7 @@ import type { OpenAPIRoute, OpenAPIRouteClass, RouteOptions, ServedEndpoint } fr
 import { linkServed } from "../core/route/open-api-route";
 import { routeHandler, runEndpoint } from "../core/route/pipeline";
 import type { RouterLayer } from "../core/route/route-plan";
+import { type RouteTrace, routeTrace } from "../core/route/tracing";
 import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
 
@@ -160,8 +161,18 @@ export class ServedRoute implements ServedEndpoint {
     if (this.compiled) return this.compiled;
     const base = this.definition.compile();
     const plan = this.layers.reduce((derived, layer) => derived.within(layer), base.plan);
-    this.compiled = compiledWithin(base, plan);
+    this.compiled = compiledWithin(base, plan, this.trace());
     return this.compiled;
+  }
+
+  /** How this route's requests are traced: by its own router's `tracing`, else the nearest mounting router's. */
+  private trace(): RouteTrace | undefined {
+    const own = this.definition.router.options;
+    const tracing = [own, ...this.layers].find((router) => router.tracing)?.tracing;
+    if (!tracing) return undefined;
+    // The path is relative to the base of the router serving it: the outermost mounting one, else its own.
+    const serving = this.layers.length > 0 ? this.layers[this.layers.length - 1]! : own;
+    return routeTrace(tracing, this.method, toOpenAPIPath((serving.base ?? "") + this.path));
   }
 
   /** @internal This route as served under one more router (its options, read when the route compiles) at `path` there. */

@@ -15,7 +15,11 @@ async function bundleWorker(entry: string): Promise<string> {
     target: "es2022",
     write: false,
     logLevel: "silent",
-    alias: { specroute: `${root}/src/index.ts`, "specroute/mcp": `${root}/src/mcp/index.ts` },
+    alias: {
+      specroute: `${root}/src/index.ts`,
+      "specroute/mcp": `${root}/src/mcp/index.ts`,
+      "specroute/otel": `${root}/src/otel/index.ts`,
+    },
   });
   return result.outputFiles[0]!.text;
 }

@@ -14,6 +14,7 @@ import { fieldSnapshot, perRequestFields } from "./per-request-fields";
 import { ResponsePlan } from "./respond";
 import { type PlanOptions, RoutePlan } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";
+import type { RouteTrace } from "./tracing";
 
 // Each prepared endpoint's class fields as constructed, before `prepareRoute()`: what compiling it
 // tells apart from the state `prepareRoute()` put in place (see `perRequestFields`).
@@ -53,6 +54,8 @@ export interface CompiledRoute {
   readonly failureAs: FailureAs | undefined;
   /** The route's name in logs and errors: `GET /tasks/:id (GetTask)`. */
   readonly label: string;
+  /** How its requests are traced, when the router serving it has a `tracing` option. */
+  readonly trace?: RouteTrace;
 }
 
 /** Constructs the endpoint class for a route and runs its `prepareRoute()`: the route's single instance. */
@@ -84,7 +87,10 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
   });
 }
 
-/** A compiled route as served under one more router's `auth`/`security`: the same route when nothing changes. */
-export function compiledWithin(route: CompiledRoute, plan: RoutePlan): CompiledRoute {
-  return plan === route.plan ? route : Object.freeze({ ...route, plan });
+/**
+ * A compiled route as one router serves it: under its mounts' `auth`/`security` (`plan`), traced as
+ * `trace` says; the same route when nothing changes.
+ */
+export function compiledWithin(route: CompiledRoute, plan: RoutePlan, trace?: RouteTrace): CompiledRoute {
+  return plan === route.plan && trace === undefined ? route : Object.freeze({ ...route, plan, trace });
 }

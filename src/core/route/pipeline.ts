@@ -1,4 +1,4 @@
-import { ResponseValidationException } from "../../errors/exceptions";
+import { isApiException, ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import type { IncomingRequest } from "../request/incoming";
@@ -7,6 +7,7 @@ import { answerFailure, Failure } from "./failure";
 import { callHandleError, type RequestContext, type ServedEndpoint } from "./open-api-route";
 
 import type { RoutePlan, ValidationResult } from "./route-plan";
+import { enterSpan, type RouteTrace, type TraceSpan } from "./tracing";
 
 /**
  * The handler a router registers for a route: the route is compiled on its first request (a route that
@@ -35,6 +36,7 @@ export function runEndpoint(
   served: ServedEndpoint,
   incoming: IncomingRequest,
 ): Response | Promise<Response> {
+  if (route.trace) return runTraced(route, served, incoming, route.trace);
   const ctx = route.newRequestState(incoming.args, served);
   let validation: ReturnType<RoutePlan["validate"]>;
   try {
@@ -55,13 +57,9 @@ function handleValidated(
   route: CompiledRoute,
   ctx: RequestContext,
   incoming: IncomingRequest,
-  { validated, unvalidated, principal }: ValidationResult,
+  validation: ValidationResult,
 ): Response | Promise<Response> {
-  ctx.unvalidatedData = unvalidated;
-  ctx.validatedData = validated;
-  ctx.authPrincipal = principal;
-  // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
-  ctx.args = incoming.args;
+  enterValidated(ctx, incoming, validation);
   let result: unknown;
   try {
     result = ctx.handle(...ctx.args);
@@ -76,6 +74,18 @@ function handleValidated(
     );
   }
   return respond(route, ctx, incoming, result);
+}
+
+function enterValidated(
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  { validated, unvalidated, principal }: ValidationResult,
+): void {
+  ctx.unvalidatedData = unvalidated;
+  ctx.validatedData = validated;
+  ctx.authPrincipal = principal;
+  // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
+  ctx.args = incoming.args;
 }
 
 function respond(
@@ -143,4 +153,158 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value instanceof Promise ||
     (typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function")
   );
+}
+
+// Tracing. A route whose router has a `tracing` option runs the same steps as above, each validation
+// and handler call in a span under the request's; a route without one never reaches this code.
+
+/** Runs one request in its span (kind SERVER, named by the route), ended with the answer's status. */
+function runTraced(
+  route: CompiledRoute,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
+  trace: RouteTrace,
+): Response | Promise<Response> {
+  const attributes = requestAttributes(trace, incoming);
+  const name = trace.name ?? `${attributes["http.request.method"]} ${trace.route}`;
+  const span = trace.tracing.request(name, attributes, (header) => incoming.header(header));
+  let answer: Response | Promise<Response>;
+  try {
+    answer = span.run(() => runInSpan(route, served, incoming, span));
+  } catch (thrown) {
+    endThrown(span, thrown);
+    throw thrown;
+  }
+  if (!(answer instanceof Promise)) return endAnswered(span, answer);
+  return answer.then(
+    (response) => endAnswered(span, response),
+    (thrown) => {
+      endThrown(span, thrown);
+      throw thrown;
+    },
+  );
+}
+
+function requestAttributes(trace: RouteTrace, incoming: IncomingRequest) {
+  const { url, method } = incoming.request;
+  // The path alone: the query may carry what the app would not log.
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/, 1)[0] || "/";
+  return { "http.request.method": method.toUpperCase(), "http.route": trace.route, "url.path": path };
+}
+
+function runInSpan(
+  route: CompiledRoute,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
+  span: TraceSpan,
+): Response | Promise<Response> {
+  const ctx = route.newRequestState(incoming.args, served);
+  const validating = span.child("validate", "internal", {});
+  let validation: ReturnType<RoutePlan["validate"]>;
+  try {
+    validation = route.plan.validate(incoming);
+  } catch (thrown) {
+    return failValidation(route, ctx, incoming, thrown, validating);
+  }
+  if (validation instanceof Promise) {
+    return validation.then(
+      (result) => handleInSpan(route, ctx, incoming, result, span, validating),
+      (thrown) => failValidation(route, ctx, incoming, thrown, validating),
+    );
+  }
+  return handleInSpan(route, ctx, incoming, validation, span, validating);
+}
+
+/** Each field that failed validation is an event of the validation span: its path and message, never its value. */
+function failValidation(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  thrown: unknown,
+  validating: TraceSpan,
+): Promise<Response> {
+  if (isApiException(thrown) && thrown.isVisible) {
+    for (const { path, message } of thrown.buildResponse()) {
+      if (!path) continue;
+      validating.event("specroute.validation.failed", {
+        "specroute.validation.path": path.join("."),
+        "specroute.validation.message": message,
+      });
+    }
+  }
+  validating.end();
+  return fail(route, ctx, incoming, thrown, true);
+}
+
+function handleInSpan(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  validation: ValidationResult,
+  span: TraceSpan,
+  validating: TraceSpan,
+): Response | Promise<Response> {
+  validating.end();
+  enterValidated(ctx, incoming, validation);
+  const handling = span.child("handle", "internal", { "code.function.name": route.endpoint.constructor.name });
+  enterSpan(ctx, handling);
+  let result: unknown;
+  try {
+    result = handling.run(() => ctx.handle(...ctx.args));
+  } catch (thrown) {
+    handling.end(handlerErrorType(thrown));
+    return fail(route, ctx, incoming, thrown, false);
+  }
+  if (!isThenable(result)) return handledInSpan(route, ctx, incoming, result, handling);
+  return Promise.resolve(result).then(
+    (value) => handledInSpan(route, ctx, incoming, value, handling),
+    (thrown) => {
+      handling.end(handlerErrorType(thrown));
+      return fail(route, ctx, incoming, thrown, false);
+    },
+  );
+}
+
+function handledInSpan(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  result: unknown,
+  handling: TraceSpan,
+): Response | Promise<Response> {
+  handling.end();
+  return respond(route, ctx, incoming, result);
+}
+
+/** What `handle` threw, as `error.type`: none for a framework error the client is to blame for (a 404, a 409). */
+function handlerErrorType(thrown: unknown): string | undefined {
+  if (isApiException(thrown) && thrown.status < 500) return undefined;
+  return errorTypeOf(thrown);
+}
+
+/** The request span ended with the response: a 5xx is an error, typed by its status code. */
+function endAnswered(span: TraceSpan, response: Response): Response {
+  span.set({ "http.response.status_code": response.status });
+  span.end(response.status >= 500 ? String(response.status) : undefined);
+  return response;
+}
+
+/**
+ * The request span ended with what went to the router's error hook: a framework error carries its
+ * status (Hono's HTTPException); what the app threw is answered by the router, a server error.
+ */
+function endThrown(span: TraceSpan, thrown: unknown): void {
+  const status = (thrown as { status?: unknown } | null)?.status;
+  if (typeof status === "number" && status >= 100 && status < 600) {
+    span.set({ "http.response.status_code": status });
+    span.end(status >= 500 ? String(status) : undefined);
+    return;
+  }
+  span.end(errorTypeOf(thrown));
+}
+
+/** A thrown value's class name (`TypeError`), as `error.type`; `_OTHER` when it has none. */
+function errorTypeOf(thrown: unknown): string {
+  const name = (thrown as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === "string" && name !== "" && name !== "Object" ? name : "_OTHER";
 }

@@ -18,6 +18,7 @@ import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
 import { ambientCredential, type SecurityDocument } from "../security/ambient";
 import type { AuthOption, SecurityRequirement } from "../security/auth";
 import { RouteSecurity, type SecurityLayer } from "../security/security";
+import type { Tracing } from "./tracing";
 
 /** What one router serving a route (its own, or one it is mounted under) brings to the route's plan. */
 export interface RouterLayer extends SecurityLayer {
@@ -25,6 +26,10 @@ export interface RouterLayer extends SecurityLayer {
   schema?: SecurityDocument;
   /** `false`: a JSON body sent as `text/plain` is refused (415) on every route it serves. */
   readTextPlainAsJson?: boolean;
+  /** How the router traces requests; a route takes its own router's, else the nearest mounting router's. */
+  tracing?: Tracing;
+  /** The router's path prefix: where the routes it serves are, for their `http.route`. */
+  base?: string;
 }
 
 /** Options that shape how a route validates, fixed when it is compiled: its own router's. */

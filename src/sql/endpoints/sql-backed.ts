@@ -1,3 +1,4 @@
+import { requestSpan } from "../../core/route/tracing";
 import type { OpenAPIRouteSchema } from "../../core/schema-types";
 import type { Logger } from "../../endpoints/types";
 import type { LiveStorage } from "../../live/record";
@@ -7,6 +8,7 @@ import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
 import { d1Driver } from "../drivers/d1";
 import { sqlLiveStorage } from "../live";
 import { SqlTable } from "../table";
+import { tracedDriver } from "../traced-driver";
 import { openD1Session, withBookmarkHeader } from "./d1-session";
 import { type EndpointClass, environment, StorageBacked, type StorageBackedMembers } from "./storage-backed";
 
@@ -160,7 +162,14 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
 
     protected openSession(db: SqlDriver): SqlDriver {
       const { logger } = this;
-      return logger ? loggingDriver(db, logger, this.constructor.name) : db;
+      const session = this.traced(db);
+      return logger ? loggingDriver(session, logger, this.constructor.name) : session;
+    }
+
+    /** `db` with each statement in a span under the request's handler span, when its router traces requests. */
+    private traced(db: SqlDriver): SqlDriver {
+      const span = requestSpan(this);
+      return span ? tracedDriver(db, span, this.meta.model.tableName) : db;
     }
 
     protected get recordsChanges(): boolean {
@@ -171,9 +180,8 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
       // On D1 the table's triggers record the changes, and the request's bindings hold the Durable Object.
       const d1 = db.transaction ? undefined : { table: this.storageTable!, bindings: environment(this, this.args) };
       const live = sqlLiveStorage(this.meta.changes!, db, this.meta.model.tableName, d1);
-      const { logger } = this;
-      if (!logger) return live;
-      // The write and its change go to the logger as every statement of the endpoint does.
+      if (!this.logger && !requestSpan(this)) return live;
+      // The write and its change go to the logger and are traced as every statement of the endpoint is.
       return { ...live, transaction: (work) => live.transaction((tx) => work(this.openSession(tx))) };
     }
 
