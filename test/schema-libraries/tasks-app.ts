@@ -351,7 +351,7 @@ export function tasksDatabase({ seeded = false } = {}): { db: SqlDriver; reset()
 }
 
 /** The routes on Hono, chained so their types reach the typed clients; `app.fetch` serves them. */
-export function honoTasksApp<E extends TasksEndpoints>(endpoints: E, db: SqlDriver) {
+export function honoTasksApp<L extends LibrarySchemas>(endpoints: TasksEndpoints<L>, db: SqlDriver) {
   const app = new Hono();
   const tasks = fromHono(new Hono(), { db })
     .get("/", endpoints.ListTasks)
@@ -371,7 +371,7 @@ export function honoTasksApp<E extends TasksEndpoints>(endpoints: E, db: SqlDriv
 }
 
 /** The same routes on itty-router. */
-export function ittyTasksApp<E extends TasksEndpoints>(endpoints: E, db: SqlDriver) {
+export function ittyTasksApp<L extends LibrarySchemas>(endpoints: TasksEndpoints<L>, db: SqlDriver) {
   const tasks = fromIttyRouter(AutoRouter(), { db })
     .get("/", endpoints.ListTasks)
     .post("/", endpoints.CreateTask)
