@@ -18,7 +18,7 @@ import {
 } from "./conditional";
 import { type ResolvedMeta, resolveMeta } from "./meta";
 import { errorResponses, jsonResponseConfig, mergeSchema, pickFields, successSchema } from "./schema-helpers";
-import type { FilterCondition, Filters, Meta, SerializerContext } from "./types";
+import type { FilterCondition, Filters, Meta, ModelSchema, SerializerContext } from "./types";
 
 /**
  * What the five auto endpoints share: the Meta, the schema derived from it once at registration,
@@ -29,8 +29,8 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
   static override readonly compiledAtRegistration: boolean = true;
 
-  /** The model this endpoint serves, and how. */
-  declare _meta: Meta;
+  /** The model this endpoint serves, and how: its schemas zod's, or another library's (docs/schema-libraries.md). */
+  declare _meta: Meta<ModelSchema>;
 
   /** @internal The path keys, resolved once by `prepareRoute()`; requests inherit them from the registered instance. */
   preparedPathKeys: string[] | undefined = undefined;

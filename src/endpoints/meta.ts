@@ -27,10 +27,10 @@ export interface ResolvedMeta {
   changes?: ChangeFeed;
 }
 
-const resolved = new WeakMap<Meta, ResolvedMeta>();
+const resolved = new WeakMap<Meta<ModelSchema>, ResolvedMeta>();
 
 /** Fills a Meta's defaults once per Meta object (chanfana's MetaGenerator). */
-export function resolveMeta(meta: Meta): ResolvedMeta {
+export function resolveMeta(meta: Meta<ModelSchema>): ResolvedMeta {
   let result = resolved.get(meta);
   if (!result) {
     if (!meta?.model?.schema || !Array.isArray(meta.model.primaryKeys)) {

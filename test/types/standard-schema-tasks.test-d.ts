@@ -1,7 +1,11 @@
+import { toStandardJsonSchema } from "@valibot/to-json-schema";
+import { type } from "arktype";
+import { Hono } from "hono";
 import { hc } from "hono/client";
 import { createClient, type ErrorEnvelope } from "specroute/client";
+import * as v from "valibot";
 import { describe, expectTypeOf, it } from "vitest";
-import type { O } from "../../src";
+import { fromHono, type O, SqlReadEndpoint } from "../../src";
 import { honoTasksApp, ittyTasksApp, tasksDatabase } from "../schema-libraries/tasks-app";
 import { arktypeTasks } from "../schema-libraries/tasks-arktype";
 import { valibotTasks } from "../schema-libraries/tasks-valibot";
@@ -224,5 +228,31 @@ describe("Hono's hc over the valibot and ArkType tasks apps", () => {
     valibot.projects[":id"].$get({ param: { id: 1 } });
     // @ts-expect-error: `title` is required
     arktype.projects[":projectId"].tasks.$post({ param: { projectId: "1" }, json: { priority: 2 } });
+  });
+});
+
+describe("a serializerSchema of another library", () => {
+  // The model answers through its serializer: the answer is typed from serializerSchema, not the model.
+  const Note = toStandardJsonSchema(v.object({ id: v.number(), body: v.string(), secret: v.string() }));
+  class ReadNote extends SqlReadEndpoint {
+    _meta = {
+      model: {
+        tableName: "notes",
+        schema: Note,
+        primaryKeys: ["id"],
+        serializer: ({ secret: _secret, ...rest }: { secret: string }) => rest,
+        serializerSchema: type({ id: "number", body: "string" }),
+      },
+    };
+  }
+  const routes = fromHono(new Hono()).get("/notes/:id", ReadNote);
+
+  it("takes a valibot model in an inline _meta (ModelEndpoint's _meta is not zod-only), O<> its output", () => {
+    expectTypeOf<O<ReadNote["_meta"]>>().toEqualTypeOf<{ id: number; body: string; secret: string }>();
+  });
+
+  it("types the answer from the serializerSchema", async () => {
+    const read = await createClient<typeof routes>("http://localhost").get("/notes/:id", { param: { id: 1 } });
+    if (read.ok) expectTypeOf(read.data).toEqualTypeOf<{ success: true; result: { id: number; body: string } }>();
   });
 });
