@@ -6,7 +6,6 @@ import {
   apiKeyAuth,
   betterSqlite3Driver,
   ConflictException,
-  contentJson,
   fromHono,
   fromIttyRouter,
   InputValidationException,
@@ -30,7 +29,7 @@ import {
  */
 
 /** A model's schema, as `Meta` takes it: a zod object, or another library's through Standard JSON Schema. */
-type ModelSchema = Meta<any>["model"]["schema"];
+type ModelSchema = NonNullable<Meta["fields"]>;
 
 /** What a library provides: the example's models and TaskStats' schemas, written in that library. */
 export interface LibrarySchemas {
@@ -79,9 +78,10 @@ type StatsSchema<L extends LibrarySchemas> = {
   tags: string[];
   summary: string;
   request: { query: L["StatsQuery"]; headers: L["StatsHeaders"] };
-  responses: { "200": { description: string } & ReturnType<typeof contentJson<L["Stats"]>> } & ReturnType<
-    typeof InputValidationException.schema
-  >;
+  responses: {
+    "200": { description: string; content: { "application/json": { schema: L["Stats"] } } };
+    "400": ReturnType<typeof InputValidationException.schema>[string];
+  };
 };
 
 /*
@@ -306,8 +306,8 @@ export function tasksEndpoints<const L extends LibrarySchemas>(lib: L): TasksEnd
           summary: "Count tasks per status",
           request: { query: lib.StatsQuery, headers: lib.StatsHeaders },
           responses: {
-            "200": { description: "Counts per status", ...contentJson(lib.Stats) },
-            ...InputValidationException.schema(),
+            "200": { description: "Counts per status", content: { "application/json": { schema: lib.Stats } } },
+            "400": InputValidationException.schema()["400"]!,
           },
         };
       },
