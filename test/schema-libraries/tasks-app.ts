@@ -19,6 +19,7 @@ import {
   SqlReadEndpoint,
   SqlUpdateEndpoint,
 } from "../../src";
+import { serveMcp } from "../../src/mcp";
 
 /*
  * The tasks example's project and task endpoints (examples/tasks/endpoints.ts) over models written in
@@ -392,9 +393,13 @@ export function ittyTasksApp<L extends LibrarySchemas>(endpoints: TasksEndpoints
 
 export type Adapter = "hono" | "itty-router";
 
-/** The app on `adapter` over a fresh database (seeded or not): its routes, a fetch, and the database. */
-export function tasksApp(endpoints: TasksEndpoints, adapter: Adapter, { seeded = false } = {}) {
+/**
+ * The app on `adapter` over a fresh database (seeded or not): its routes, a fetch, and the database; with
+ * `mcp`, its operations are also MCP tools at /mcp, as in the example (writes need the same X-API-Key).
+ */
+export function tasksApp(endpoints: TasksEndpoints, adapter: Adapter, { seeded = false, mcp = false } = {}) {
   const database = tasksDatabase({ seeded });
   const built = adapter === "hono" ? honoTasksApp(endpoints, database.db) : ittyTasksApp(endpoints, database.db);
+  if (mcp) serveMcp(built.routes, { path: "/mcp", expose: { tags: ["projects", "tasks", "stats"] } });
   return { ...built, routes: built.routes as { getGeneratedSchema(version?: string): any }, database };
 }
