@@ -3,7 +3,7 @@
 // out only when a client call (or Hono's `hc`) looks that route up.
 import type { ErrorItem } from "../errors/exceptions";
 import type { ErrorFormat } from "../errors/render";
-import type { OutputSchemaLike, SchemaInput, SchemaOutput, SchemaPart } from "../schema/types";
+import type { OutputSchemaLike, SchemaInput, SchemaOutput, SchemaPart, StandardSchemaLike } from "../schema/types";
 
 /** 2xx statuses (Hono's `SuccessStatusCode`). */
 export type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 226;
@@ -262,11 +262,11 @@ type ParamsFor<P extends string, Declared, Columns> = {
 // Auto endpoints (Create/Read/Update/Delete/List): the request and answers their Meta derives.
 
 type ModelSchemaOf<Meta> = Meta extends { model: { schema: infer T } } ? T : never;
-type FieldsOf<Meta> = Meta extends { fields: infer T extends ZodLike } ? T : ModelSchemaOf<Meta>;
+type FieldsOf<Meta> = Meta extends { fields: infer T extends ModelSchemaLike } ? T : ModelSchemaOf<Meta>;
 type InputOf<T> = SchemaInput<T, {}>;
 /** Every column's input type: the model's schema with `fields` laid over it. */
 type ColumnsOf<Meta> = Omit<InputOf<ModelSchemaOf<Meta>>, keyof InputOf<FieldsOf<Meta>>> & InputOf<FieldsOf<Meta>>;
-type SerializedOf<Meta> = Meta extends { model: { serializerSchema: infer T extends ZodLike } }
+type SerializedOf<Meta> = Meta extends { model: { serializerSchema: infer T extends ModelSchemaLike } }
   ? Out<T>
   : Out<ModelSchemaOf<Meta>>;
 
@@ -400,6 +400,9 @@ type Out<T> = SchemaOutput<T, unknown>;
 
 /** Any zod schema, by the member every one has. */
 type ZodLike = OutputSchemaLike;
+
+/** A schema a Meta's `fields` or `serializerSchema` may be: zod's, or another library's through Standard Schema. */
+type ModelSchemaLike = ZodLike | StandardSchemaLike;
 
 type JsonMediaKey<C> = keyof C & `${string}json${string}`;
 

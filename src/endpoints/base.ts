@@ -29,7 +29,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
   static override readonly compiledAtRegistration: boolean = true;
 
-  /** The model this endpoint serves, and how. */
+  /** The model this endpoint serves, and how: its schemas zod's, or another library's (docs/schema-libraries.md). */
   declare _meta: Meta<ModelSchema>;
 
   /** @internal The path keys, resolved once by `prepareRoute()`; requests inherit them from the registered instance. */

@@ -5,7 +5,7 @@ import { compose, isZodSchema, membersOf } from "../schema";
 import { ModelEndpoint } from "./base";
 import { CursorCodec, type ListOrder, linkHeader, listingTag, type Pagination } from "./cursor";
 import type { ResolvedMeta } from "./meta";
-import { arrayOf, bareField, describedAs, objectOf, optionalOf } from "./schema-helpers";
+import { arrayOf, bareField, describedAs, objectOf, optionalOf, withoutDefault } from "./schema-helpers";
 import type {
   FilterCondition,
   FilterOperator,
@@ -403,7 +403,9 @@ function checkFields(meta: ResolvedMeta, names: string[], option: string): void 
  */
 export function filterSchema(field: z.ZodType, operator: FilterOperator): z.ZodType {
   if (operator === "ISNULL") return z.boolean().optional();
-  const member = bareField(field);
+  // Without the field's default: an absent filter filters nothing. (zod's bare field has none left; the
+  // seam cannot unwrap another library's member, which keeps the default its JSON Schema states.)
+  const member = withoutDefault(bareField(field));
   if (operator !== "IN") return optionalOf(member);
   // Repeated parameters (`?id__in=1&id__in=2`), as OpenAPI's default for the query says; stated for readers and tools.
   const param = { style: "form", explode: true };
