@@ -54,7 +54,7 @@ function app(model: unknown) {
   }
   class List extends SqlListEndpoint {
     _meta = meta;
-    filterFields = ["priority"];
+    filterFields = ["priority", "note"];
     filterOperators = { priority: ["gte", "in"] } as any;
     orderByFields = ["id", "priority"];
   }
@@ -157,6 +157,12 @@ for (const [library, model] of Object.entries(models)) {
         const create = doc.paths["/projects/{projectId}/tasks"].post.requestBody.content["application/json"].schema;
         expect(create.oneOf[0].required.sort()).toEqual(["id", "title"]);
         expect(create.oneOf[1]).toMatchObject({ type: "array", minItems: 1, maxItems: 3 });
+        // A filter reads the bare field: no default (an absent filter filters nothing), not nullable.
+        const parameters = doc.paths["/projects/{projectId}/tasks"].get.parameters;
+        const filter = (name: string) => parameters.find((p: any) => p.name === name).schema;
+        expect(filter("priority__gte")).toMatchObject({ type: "integer", minimum: 1, maximum: 5 });
+        expect(filter("priority__gte").default).toBeUndefined();
+        expect(JSON.stringify(filter("note"))).not.toMatch(/null/);
         const note = patch.properties.note;
         if (version === "3") expect(note).toMatchObject({ type: "string", nullable: true });
         else expect(JSON.stringify(note)).toContain('"null"');

@@ -115,6 +115,27 @@ function isOrderable(node: StandardNode): boolean {
   return schema.type !== "object" && schema.type !== "array" && schema.type !== undefined;
 }
 
+/**
+ * A member as a filter or a path key reads it: with `"wrappers"`, neither optional nor nullable nor
+ * defaulted in its JSON Schema (its parent still validates it). A library's own schema, and the other
+ * sides, are returned as they are: Standard Schema exposes no wrappers to strip.
+ */
+function unwrap(node: StandardNode, side: UnwrapSide): StandardNode {
+  if (side !== "wrappers" || !(MEMBER in node)) return node;
+  const { source, ...view } = node[MEMBER];
+  const bare = (schema: SchemaObject): SchemaObject => {
+    const { default: _default, ...rest } = withoutNull(schema).schema;
+    return rest;
+  };
+  return memberOf(source!.parent, source!.key, {
+    ...view,
+    input: bare(view.input),
+    output: bare(view.output),
+    optionalInput: false,
+    optionalOutput: false,
+  });
+}
+
 /** A member without its `default`; a library's own schema is returned as it is (its validator keeps it). */
 function withoutDefault(node: StandardNode): StandardNode {
   if (!(MEMBER in node)) return node;
@@ -194,7 +215,7 @@ function deepFreeze<T>(value: T): T {
 export const standardSeam: SchemaSeam<StandardNode> = {
   name: "Standard Schema",
   isSchema,
-  unwrap: (node: StandardNode, _side: UnwrapSide) => node,
+  unwrap,
   objectShape,
   acceptsUndefined,
   mayOutputUndefined,
