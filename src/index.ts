@@ -50,6 +50,22 @@ export {
   type OpenAPIRouterType,
 } from "./chanfana/router-types";
 export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
+export {
+  clientIp,
+  type RateLimitContext,
+  type RateLimitOptions,
+  type RateLimitOutcome,
+  type RateLimitPolicy,
+  type RateLimitStore,
+  type RateLimitWindow,
+  rateLimit,
+} from "./core/limits/rate-limit";
+export {
+  type MemoryRateLimitOptions,
+  memoryRateLimitStore,
+  type WorkersRateLimiter,
+  workersRateLimitStore,
+} from "./core/limits/stores";
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
 export {
   contentEventStream,
@@ -218,12 +234,16 @@ export {
   pgDriver,
   pgliteDriver,
   postgresBroker,
+  RATE_LIMITS_TABLE,
+  rateLimitTable,
   type SafeFilters,
   SqlChangeLog,
   type SqlDriver,
+  type SqlRateLimitStore,
   type SqlStatement,
   SqlTable,
   sqlLiveStorage,
+  sqlRateLimitStore,
   UniqueViolationError,
   validateColumnName,
   validateOrderByColumn,

@@ -1,3 +1,4 @@
+import type { RateLimitPolicy } from "../core/limits/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
@@ -110,6 +111,12 @@ export interface RouterOptions {
    * it) that declares none; `[]` marks them public, opting out of an outer router's `auth`.
    */
   security?: SecurityRequirement[];
+  /**
+   * The rate limit (`rateLimit({...})`) counting every route of this router (and of routers mounted
+   * under it) that declares none; `false` opts them out of an outer router's. Routes under one policy
+   * share its buckets.
+   */
+  rateLimit?: RateLimitPolicy | false;
 }
 
 /** Router options with every default applied. */
@@ -141,6 +148,7 @@ export interface ResolvedRouterOptions {
   db: unknown;
   auth?: AuthOption;
   security?: SecurityRequirement[];
+  rateLimit?: RateLimitPolicy | false;
 }
 
 /** The serializers by lower-case media type, each checked to be a function. */
@@ -193,6 +201,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     db: options.db,
     auth: options.auth,
     security: options.security,
+    rateLimit: options.rateLimit,
   };
 }
 

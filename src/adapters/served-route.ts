@@ -79,7 +79,14 @@ export class RouteDefinition {
 
   private compileAs(endpoint: OpenAPIRoute): CompiledRoute {
     const { options, failureAs } = this.router;
-    const compiled = compileRoute(endpoint, { ...options, failureAs, method: this.method, label: this.label });
+    const bindingsOf = (args: unknown[]) => this.router.getBindings(args);
+    const compiled = compileRoute(endpoint, {
+      ...options,
+      failureAs,
+      bindingsOf,
+      method: this.method,
+      label: this.label,
+    });
     linkServed(endpoint, this.served);
     return compiled;
   }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { NotASchema, SchemaOutput, SchemaPart, StandardSchemaLike } from "../schema/types";
+import type { RateLimitPolicy } from "./limits/rate-limit";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
@@ -141,6 +142,11 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
    * or alternatives tried in order. Documented as this route's `security` unless that is given.
    */
   auth?: AuthOption;
+  /**
+   * The rate limit counting this route's requests (`rateLimit({...})`), in place of its router's;
+   * `false` opts the route out of its routers'.
+   */
+  rateLimit?: RateLimitPolicy | false;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
   /**

@@ -16,6 +16,7 @@ import { ComponentCollector } from "./components";
 
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
+import { withRateLimitResponses } from "./rate-limit";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 
 type Json = Record<string, unknown>;
@@ -153,7 +154,8 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  const responses = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+  const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+  const responses = schema.rateLimit ? withRateLimitResponses(answered, schema.rateLimit) : answered;
   operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;

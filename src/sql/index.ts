@@ -53,6 +53,7 @@ export {
 } from "./identifiers";
 export { type D1LiveOptions, sqlLiveStorage } from "./live";
 export { postgresBroker } from "./postgres-broker";
+export { RATE_LIMITS_TABLE, rateLimitTable, type SqlRateLimitStore, sqlRateLimitStore } from "./rate-limit-store";
 export type { SearchClause } from "./statement";
 export type {
   ConditionalWrite,

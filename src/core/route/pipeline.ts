@@ -1,6 +1,7 @@
 import { ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
+import { withRateLimitHeaders } from "../limits/rate-limit";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
@@ -35,10 +36,24 @@ export function runEndpoint(
   served: ServedEndpoint,
   incoming: IncomingRequest,
 ): Response | Promise<Response> {
+  if (route.plan.rateLimit === null) return run(route, served, incoming, undefined);
+  // A limited route's answers carry its RateLimit headers (a 429 carries them on its exception).
+  const state: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
+  const answer = run(route, served, incoming, state);
+  const withHeaders = (response: Response) => withRateLimitHeaders(response, state.rateLimit);
+  return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
+}
+
+function run(
+  route: CompiledRoute,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
+  state: ValidationResult | undefined,
+): Response | Promise<Response> {
   const ctx = route.newRequestState(incoming.args, served);
   let validation: ReturnType<RoutePlan["validate"]>;
   try {
-    validation = route.plan.validate(incoming);
+    validation = route.plan.validate(incoming, state);
   } catch (thrown) {
     return fail(route, ctx, incoming, thrown, true);
   }

@@ -3,6 +3,7 @@ import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
+import { closestRateLimit, countRequest, type RateLimitPolicy, type RateLimitState } from "../limits/rate-limit";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -25,6 +26,8 @@ export interface RouterLayer extends SecurityLayer {
   schema?: SecurityDocument;
   /** `false`: a JSON body sent as `text/plain` is refused (415) on every route it serves. */
   readTextPlainAsJson?: boolean;
+  /** The router's rate limit, for routes that declare none; `false` opts its routes out of an outer one. */
+  rateLimit?: RateLimitPolicy | false;
 }
 
 /** Options that shape how a route validates, fixed when it is compiled: its own router's. */
@@ -34,6 +37,8 @@ export interface PlanOptions extends RouterLayer {
   /** The router's own `auth` and `security`, applying to routes that declare none. */
   auth?: AuthOption;
   security?: SecurityRequirement[];
+  /** A request's environment bindings, from its handler arguments: what a rate limit's key and store see. */
+  bindingsOf?: (args: unknown[]) => unknown;
 }
 
 /** The outcome of validating one request. */
@@ -42,6 +47,8 @@ export interface ValidationResult {
   unvalidated: UnvalidatedData;
   /** What the route's authentication verified, when it has any. */
   principal?: unknown;
+  /** The rate limit the request was counted against, and what its store answered. */
+  rateLimit?: RateLimitState;
 }
 
 /**
@@ -57,6 +64,10 @@ export class RoutePlan {
   private readonly maxBodySize: number;
   /** The routers serving the route, its own first: what decides how a `text/plain` body is read. */
   private readonly routers: readonly RouterLayer[];
+  /** The rate limit counting the route's requests: the closest layer's (its schema's, then its routers'). */
+  readonly rateLimit: RateLimitPolicy | null;
+  private readonly limitLayers: readonly { rateLimit?: RateLimitPolicy | false }[];
+  private readonly bindingsOf: (args: unknown[]) => unknown;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -81,6 +92,9 @@ export class RoutePlan {
     const body = compileBodyPlan(schema);
     this.body = body && withPlainText(body, plainTextRule(this.security, this.routers, this.parts));
     this.maxBodySize = options.maxBodySize;
+    this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
+    this.rateLimit = closestRateLimit(this.limitLayers) || null;
+    this.bindingsOf = options.bindingsOf ?? (() => undefined);
     Object.freeze(this);
   }
 
@@ -94,8 +108,10 @@ export class RoutePlan {
     const routers = [...this.routers, layer];
     const parts = security === this.security ? this.parts : knowingAuthKeys(this.parts, security);
     const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
+    const limitLayers = [...this.limitLayers, layer];
+    const rateLimit = closestRateLimit(limitLayers) || null;
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts, body, routers });
+    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit });
     return Object.freeze(derived) as RoutePlan;
   }
 
@@ -104,13 +120,30 @@ export class RoutePlan {
    * exception naming every bad field. Synchronous when nothing needs waiting for (no authentication, no
    * body to read, no async schema): a plain GET then costs no promise at all.
    */
-  validate(incoming: IncomingRequest): ValidationResult | Promise<ValidationResult> {
-    const result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
+  validate(
+    incoming: IncomingRequest,
+    result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined },
+  ): ValidationResult | Promise<ValidationResult> {
     // Authentication comes first, so an unauthenticated request costs no parsing.
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
-    if (authenticating === undefined) return this.parseFrom(0, incoming, result, []);
+    if (authenticating === undefined) return this.limitThenParse(incoming, result);
     return authenticating.then((principal) => {
       result.principal = principal;
+      return this.limitThenParse(incoming, result);
+    });
+  }
+
+  // Counted after authentication, so the key may be the principal; before parsing, so a refused request costs none.
+  private limitThenParse(
+    incoming: IncomingRequest,
+    result: ValidationResult,
+  ): ValidationResult | Promise<ValidationResult> {
+    const policy = this.rateLimit;
+    if (policy === null) return this.parseFrom(0, incoming, result, []);
+    const { request, args } = incoming;
+    const ctx = { request, args, principal: result.principal, env: this.bindingsOf(args) };
+    return countRequest(policy, ctx).then((state) => {
+      result.rateLimit = state;
       return this.parseFrom(0, incoming, result, []);
     });
   }
