@@ -1,4 +1,4 @@
-import type { RateLimitOutcome, RateLimitStore, RateLimitWindow } from "../core/limits/rate-limit";
+import type { RateLimitContext, RateLimitOutcome, RateLimitStore, RateLimitWindow } from "../core/limits/rate-limit";
 import type { Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
@@ -42,26 +42,33 @@ export interface SqlRateLimitStore extends RateLimitStore {
 /**
  * Counts in one table of the app's database, in fixed windows, with one atomic upsert per request: shared
  * by every process using the database (PostgreSQL, MySQL/MariaDB, SQLite, D1). On MySQL/MariaDB, which
- * cannot return the counted row, the upsert and a read run in one transaction.
+ * cannot return the counted row, the upsert and a read run in one transaction. On Workers, pass a
+ * function of the request's context that makes the driver from its `env`.
  *
  * @example
  * const limit = rateLimit({ limit: 100, windowSeconds: 60, store: sqlRateLimitStore(pgDriver(pool)) });
+ * const onD1 = sqlRateLimitStore(({ env }) => d1Driver(env.DB));
  */
-export function sqlRateLimitStore(driver: SqlDriver, options: { now?: () => number } = {}): SqlRateLimitStore {
+export function sqlRateLimitStore(
+  database: SqlDriver | ((ctx: RateLimitContext) => SqlDriver),
+  options: { now?: () => number } = {},
+): SqlRateLimitStore {
   const now = options.now ?? Date.now;
-  const family = familyOf(driver.dialect);
-  const upsert = upsertStatement(driver.dialect, family);
   let created: Promise<unknown> | undefined;
-  const ready = () => {
+  const ready = (driver: SqlDriver) => {
     created ??= driver.execute(rateLimitTable(driver.dialect), []).catch((err) => {
       created = undefined;
       throw err;
     });
     return created;
   };
+  const fixed = typeof database === "function" ? undefined : database;
   return {
-    async hit(bucket: string, policy: RateLimitWindow): Promise<RateLimitOutcome> {
-      await ready();
+    async hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome> {
+      const driver = fixed ?? (database as (ctx: RateLimitContext) => SqlDriver)(ctx);
+      await ready(driver);
+      const family = familyOf(driver.dialect);
+      const upsert = upsertStatement(driver.dialect, family);
       const at = now();
       const windowMs = policy.windowSeconds * 1000;
       const windowStart = Math.floor(at / windowMs) * windowMs;
@@ -76,7 +83,9 @@ export function sqlRateLimitStore(driver: SqlDriver, options: { now?: () => numb
       };
     },
     async prune(seconds: number): Promise<number> {
-      await ready();
+      if (!fixed) throw new Error("prune() needs the store made with a driver, not a function of the request");
+      const driver = fixed;
+      await ready(driver);
       const q = driver.dialect.quote;
       const sql = `DELETE FROM ${q(RATE_LIMITS_TABLE)} WHERE ${q("window_start")} < ${driver.dialect.placeholder(1)}`;
       return (await driver.execute(sql, [now() - seconds * 1000])).changes;
