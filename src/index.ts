@@ -51,6 +51,15 @@ export {
 } from "./chanfana/router-types";
 export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
 export {
+  type IdempotencyClaim,
+  type IdempotencyContext,
+  type IdempotencyOptions,
+  type IdempotencyPolicy,
+  type IdempotencyStore,
+  idempotency,
+  type StoredAnswer,
+} from "./core/ops/idempotency";
+export {
   clientIp,
   type RateLimitContext,
   type RateLimitOptions,
@@ -59,13 +68,13 @@ export {
   type RateLimitStore,
   type RateLimitWindow,
   rateLimit,
-} from "./core/limits/rate-limit";
+} from "./core/ops/rate-limit";
 export {
   type MemoryRateLimitOptions,
   memoryRateLimitStore,
   type WorkersRateLimiter,
   workersRateLimitStore,
-} from "./core/limits/stores";
+} from "./core/ops/stores";
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
 export {
   contentEventStream,
@@ -225,6 +234,8 @@ export {
   d1Driver,
   getD1Binding,
   handleDbError,
+  IDEMPOTENCY_TABLE,
+  idempotencyTable,
   type Mysql2Queryable,
   mysql2Driver,
   type NodeSqliteDatabase,
@@ -239,9 +250,11 @@ export {
   type SafeFilters,
   SqlChangeLog,
   type SqlDriver,
+  type SqlIdempotencyStore,
   type SqlRateLimitStore,
   type SqlStatement,
   SqlTable,
+  sqlIdempotencyStore,
   sqlLiveStorage,
   sqlRateLimitStore,
   UniqueViolationError,

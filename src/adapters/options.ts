@@ -1,4 +1,4 @@
-import type { RateLimitPolicy } from "../core/limits/rate-limit";
+import type { RateLimitPolicy } from "../core/ops/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";

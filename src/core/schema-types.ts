@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { NotASchema, SchemaOutput, SchemaPart, StandardSchemaLike } from "../schema/types";
-import type { RateLimitPolicy } from "./limits/rate-limit";
+import type { IdempotencyPolicy } from "./ops/idempotency";
+import type { RateLimitPolicy } from "./ops/rate-limit";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
@@ -147,6 +148,11 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
    * `false` opts the route out of its routers'.
    */
   rateLimit?: RateLimitPolicy | false;
+  /**
+   * Idempotency keys on this write (`idempotency({...})`): a retry with the same `Idempotency-Key` gets
+   * the first answer; documented as the `Idempotency-Key` header with the 409 and 422.
+   */
+  idempotency?: IdempotencyPolicy;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
   /**

@@ -1,4 +1,4 @@
-import type { RateLimitPolicy } from "../core/limits/rate-limit";
+import type { RateLimitPolicy } from "../core/ops/rate-limit";
 import type { ResponseConfig } from "../core/schema-types";
 import { TooManyRequestsException } from "../errors/exceptions";
 import { seam } from "../schema";

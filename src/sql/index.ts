@@ -45,6 +45,12 @@ export {
   UniqueViolationError,
 } from "./errors";
 export {
+  IDEMPOTENCY_TABLE,
+  idempotencyTable,
+  type SqlIdempotencyStore,
+  sqlIdempotencyStore,
+} from "./idempotency-store";
+export {
   assertIdentifier,
   IDENTIFIER_PATTERN,
   type IdentifierProblem,

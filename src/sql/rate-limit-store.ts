@@ -1,4 +1,4 @@
-import type { RateLimitContext, RateLimitOutcome, RateLimitStore, RateLimitWindow } from "../core/limits/rate-limit";
+import type { RateLimitContext, RateLimitOutcome, RateLimitStore, RateLimitWindow } from "../core/ops/rate-limit";
 import type { Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 

@@ -1,7 +1,8 @@
 import { ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
-import { withRateLimitHeaders } from "../limits/rate-limit";
+import { runIdempotent } from "../ops/idempotency";
+import { withRateLimitHeaders } from "../ops/rate-limit";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
@@ -67,6 +68,36 @@ function run(
 }
 
 function handleValidated(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  result: ValidationResult,
+): Response | Promise<Response> {
+  const policy = route.plan.idempotency;
+  if (policy === null) return handleRequest(route, ctx, incoming, result);
+  // After validation, so a request refused with a 400 never claims its key.
+  let fromRoute = false;
+  const execute = () => {
+    const answer = handleRequest(route, ctx, incoming, result);
+    if (!(answer instanceof Promise)) return answer;
+    return answer.catch((thrown) => {
+      fromRoute = true;
+      throw thrown;
+    });
+  };
+  const request = {
+    key: incoming.header("idempotency-key"),
+    request: incoming.request,
+    bodyBytes: result.bodyBytes,
+    env: route.plan.bindingsOf(incoming.args),
+  };
+  // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
+  return runIdempotent(policy, request, execute).catch((thrown) =>
+    fromRoute ? Promise.reject(thrown) : fail(route, ctx, incoming, thrown, false),
+  );
+}
+
+function handleRequest(
   route: CompiledRoute,
   ctx: RequestContext,
   incoming: IncomingRequest,

@@ -3,7 +3,8 @@ import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
-import { closestRateLimit, countRequest, type RateLimitPolicy, type RateLimitState } from "../limits/rate-limit";
+import type { IdempotencyPolicy } from "../ops/idempotency";
+import { closestRateLimit, countRequest, type RateLimitPolicy, type RateLimitState } from "../ops/rate-limit";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -49,6 +50,8 @@ export interface ValidationResult {
   principal?: unknown;
   /** The rate limit the request was counted against, and what its store answered. */
   rateLimit?: RateLimitState;
+  /** The bytes of a JSON or form body as sent: what an idempotency key's fingerprint hashes. */
+  bodyBytes?: Uint8Array;
 }
 
 /**
@@ -67,7 +70,10 @@ export class RoutePlan {
   /** The rate limit counting the route's requests: the closest layer's (its schema's, then its routers'). */
   readonly rateLimit: RateLimitPolicy | null;
   private readonly limitLayers: readonly { rateLimit?: RateLimitPolicy | false }[];
-  private readonly bindingsOf: (args: unknown[]) => unknown;
+  /** A request's environment bindings, from its handler arguments. */
+  readonly bindingsOf: (args: unknown[]) => unknown;
+  /** Idempotency keys on this route (its schema's `idempotency`), or null. */
+  readonly idempotency: IdempotencyPolicy | null;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -95,6 +101,7 @@ export class RoutePlan {
     this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
     this.rateLimit = closestRateLimit(this.limitLayers) || null;
     this.bindingsOf = options.bindingsOf ?? (() => undefined);
+    this.idempotency = schema.idempotency ?? null;
     Object.freeze(this);
   }
 
@@ -229,6 +236,7 @@ function parseBody(
 ): Promise<void> | undefined {
   // A declared media type specroute does not read is left for handle() to read.
   if (read.media?.kind === null) return undefined;
+  if (read.bytes) result.bodyBytes = read.bytes;
   try {
     const raw = read.form ? extractForm(read.media, read.form, errors) : read.value;
     result.unvalidated.body = raw;
