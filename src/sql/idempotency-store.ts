@@ -58,7 +58,7 @@ export function sqlIdempotencyStore(
   let created: Promise<unknown> | undefined;
   const driverFor = async (ctx: IdempotencyContext) => {
     const driver = fixed ?? (database as (ctx: IdempotencyContext) => SqlDriver)(ctx);
-    created ??= driver.execute(idempotencyTable(driver.dialect), []).catch((err) => {
+    created ??= createTable(driver, idempotencyTable(driver.dialect)).catch((err) => {
       created = undefined;
       throw err;
     });
@@ -143,4 +143,13 @@ function parseAnswer(status: number, text: unknown): StoredAnswer {
     body: typeof parsed.body === "string" ? parsed.body : "",
     truncated: parsed.truncated === true,
   };
+}
+
+/** Runs `CREATE TABLE IF NOT EXISTS`, once more when it fails: processes racing to create it (PostgreSQL) see it the second time. */
+async function createTable(driver: SqlDriver, statement: string): Promise<void> {
+  try {
+    await driver.execute(statement, []);
+  } catch {
+    await driver.execute(statement, []);
+  }
 }

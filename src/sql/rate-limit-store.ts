@@ -56,7 +56,7 @@ export function sqlRateLimitStore(
   const now = options.now ?? Date.now;
   let created: Promise<unknown> | undefined;
   const ready = (driver: SqlDriver) => {
-    created ??= driver.execute(rateLimitTable(driver.dialect), []).catch((err) => {
+    created ??= createTable(driver, rateLimitTable(driver.dialect)).catch((err) => {
       created = undefined;
       throw err;
     });
@@ -121,4 +121,13 @@ async function storedBucket(bucket: string): Promise<string> {
   if (bucket.length <= MAX_BUCKET) return bucket;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bucket));
   return `sha256:${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Runs `CREATE TABLE IF NOT EXISTS`, once more when it fails: processes racing to create it (PostgreSQL) see it the second time. */
+async function createTable(driver: SqlDriver, statement: string): Promise<void> {
+  try {
+    await driver.execute(statement, []);
+  } catch {
+    await driver.execute(statement, []);
+  }
 }
