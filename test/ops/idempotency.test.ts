@@ -1,4 +1,6 @@
 import Database from "better-sqlite3";
+import mysql from "mysql2/promise";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -11,7 +13,7 @@ import {
   SqlCreateEndpoint,
   sqlIdempotencyStore,
 } from "../../src";
-import { sqliteDialect } from "../../src/sql";
+import { mariadbDialect, mysql2Driver, pgDriver, type SqlDriver, sqliteDialect } from "../../src/sql";
 import { closeHttpHarnesses, documentErrors, eventually, httpHarnesses, jsonBody } from "../helpers";
 
 afterAll(closeHttpHarnesses);
@@ -186,4 +188,75 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     );
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["201", "400", "409", "422"]));
   });
+});
+
+const pgUrl = process.env.SPECROUTE_PG_URL;
+const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
+const engines: Array<{ name: string; skip?: string; open(): Promise<{ driver: SqlDriver; close(): Promise<void> }> }> =
+  [
+    {
+      name: "SQLite",
+      async open() {
+        const db = new Database(":memory:");
+        return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
+      },
+    },
+    {
+      name: "PostgreSQL",
+      skip: pgUrl ? undefined : "SPECROUTE_PG_URL is not set",
+      async open() {
+        const pool = new pg.Pool({ connectionString: pgUrl, max: 8 });
+        const driver = pgDriver(pool);
+        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
+        return { driver, close: () => pool.end() };
+      },
+    },
+    {
+      name: "MariaDB",
+      skip: mysqlUrl ? undefined : "SPECROUTE_MYSQL_URL is not set",
+      async open() {
+        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 8 }), {
+          dialect: mariadbDialect,
+        });
+        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
+        return { driver, close: () => driver.close!() };
+      },
+    },
+  ];
+
+describe.each(engines)("the SQL idempotency store on $name", (engine) => {
+  it.skipIf(engine.skip)(
+    "of 20 racing claims of one key exactly one wins; the answer is kept until it expires",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        let clock = 1_000_000_000_000;
+        const store = sqlIdempotencyStore(driver, { now: () => clock });
+        const ctx = { env: undefined };
+        const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim("k", "f1", clock + 60_000, ctx)));
+        expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+        expect(claims.filter((claim) => claim.state === "in-flight")).toHaveLength(19);
+        const answer = {
+          status: 201,
+          headers: [["content-type", "application/json"]] as [string, string][],
+          body: btoa("{}"),
+        };
+        await store.complete("k", "f1", answer, ctx);
+        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({
+          state: "done",
+          fingerprint: "f1",
+          answer: { ...answer, truncated: false },
+        });
+        // A released key is free again; an expired one too.
+        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        await store.release("r", "f1", ctx);
+        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        clock += 120_000;
+        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        expect(await store.prune()).toBe(1);
+      } finally {
+        await close();
+      }
+    },
+  );
 });

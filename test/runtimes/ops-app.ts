@@ -2,15 +2,19 @@
 import { Hono } from "hono";
 import { Router } from "itty-router";
 import {
+  D1CreateEndpoint,
   d1Driver,
   fromHono,
   fromIttyRouter,
+  idempotency,
   OpenAPIRoute,
   type RateLimitContext,
   rateLimit,
+  sqlIdempotencyStore,
   sqlRateLimitStore,
   workersRateLimitStore,
 } from "specroute";
+import { z } from "zod";
 
 const byClient = ({ request }: RateLimitContext) => request.headers.get("x-client") ?? "anonymous";
 
@@ -45,15 +49,25 @@ class PingD1 extends Ping {
   schema = { responses, rateLimit: viaD1 };
 }
 
+const Note = z.object({ id: z.number().int(), title: z.string().min(1) });
+const once = idempotency({ store: sqlIdempotencyStore(({ env }) => d1Driver(env.DB)), keepHeaders: ["location"] });
+
+class CreateNote extends D1CreateEndpoint {
+  _meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };
+  schema = { idempotency: once };
+}
+
 const hono = new Hono();
 const honoApi = fromHono(hono, { base: "/hono" });
 honoApi.get("/binding", PingBinding);
 honoApi.get("/d1", PingD1);
+honoApi.post("/notes", CreateNote);
 
 const itty = Router({ base: "/itty" });
 const ittyApi = fromIttyRouter(itty, { base: "/itty" });
 ittyApi.get("/binding", PingBinding);
 ittyApi.get("/d1", PingD1);
+ittyApi.post("/notes", CreateNote);
 
 export default {
   fetch(request: Request, env: unknown, ctx: unknown) {

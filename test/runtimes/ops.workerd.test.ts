@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "./bundle";
 
-describe("rate limits inside workerd (Miniflare)", () => {
+describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
     worker = await startWorker("test/runtimes/ops-app.ts", {
       ratelimits: { LIMITER: { simple: { limit: 2, period: 60 } } },
+      schema: ["CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL)"],
     });
   }, 60_000);
   afterAll(() => worker?.mf.dispose());
@@ -40,6 +41,28 @@ describe("rate limits inside workerd (Miniflare)", () => {
         .bind(`d1:${client}`)
         .first();
       expect(row).toEqual({ hits: 3 });
+    });
+
+    it(`${router}: an idempotency key on D1 runs a create once; a retry replays it, another body is a 422`, async () => {
+      const key = `${router}-order-1`;
+      const create = (title: string) =>
+        worker.fetch(`/${router}/notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": key },
+          body: JSON.stringify({ title }),
+        });
+      const first = await create("Once");
+      expect(first.status).toBe(201);
+      const body = await first.text();
+      const retries = await Promise.all(Array.from({ length: 5 }, () => create("Once")));
+      for (const retry of retries) {
+        expect(retry.status).toBe(201);
+        expect(await retry.text()).toBe(body);
+      }
+      expect((await create("Another")).status).toBe(422);
+      const db = await worker.mf.getD1Database("DB");
+      const rows = await db.prepare("SELECT title FROM notes WHERE title = ?").bind("Once").all();
+      expect(rows.results).toHaveLength(router === "hono" ? 1 : 2);
     });
   }
 });
