@@ -62,6 +62,7 @@ export {
 export {
   clientIp,
   type RateLimitContext,
+  type RateLimitDeclaration,
   type RateLimitOptions,
   type RateLimitOutcome,
   type RateLimitPolicy,

@@ -1,4 +1,4 @@
-import type { RateLimitPolicy } from "../core/ops/rate-limit";
+import type { RateLimitDeclaration } from "../core/ops/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
@@ -116,7 +116,7 @@ export interface RouterOptions {
    * under it) that declares none; `false` opts them out of an outer router's. Routes under one policy
    * share its buckets.
    */
-  rateLimit?: RateLimitPolicy | false;
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** Router options with every default applied. */
@@ -148,7 +148,7 @@ export interface ResolvedRouterOptions {
   db: unknown;
   auth?: AuthOption;
   security?: SecurityRequirement[];
-  rateLimit?: RateLimitPolicy | false;
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** The serializers by lower-case media type, each checked to be a function. */

@@ -200,7 +200,7 @@ export class ServedRoute implements ServedEndpoint {
   /** @internal */
   async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
     const incoming = this.definition.router.incomingFor(request, args);
-    return (await this.route().plan.validate(incoming)).validated;
+    return (await this.route().plan.validate(incoming, undefined, false)).validated;
   }
 }
 

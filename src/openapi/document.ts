@@ -13,10 +13,9 @@ import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions"
 import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
-
+import { idempotencyParameter, withIdempotencyResponses } from "./idempotency";
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
-import { idempotencyParameter, withIdempotencyResponses } from "./idempotency";
 import { withRateLimitResponses } from "./rate-limit";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 
@@ -160,7 +159,8 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
   const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
   const keyed = schema.idempotency ? withIdempotencyResponses(answered) : answered;
-  const responses = schema.rateLimit ? withRateLimitResponses(keyed, schema.rateLimit) : keyed;
+  const limit = schema.rateLimit;
+  const responses = typeof limit === "object" ? withRateLimitResponses(keyed, limit) : keyed;
   operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;

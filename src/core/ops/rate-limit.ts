@@ -155,9 +155,19 @@ export function withRateLimitHeaders(response: Response, state: RateLimitState |
  * Which policy limits a route: the closest layer declaring one (the route's schema, its router, then each
  * router it is mounted under); `false` opts out. Resolved by layer, so mount order never changes it.
  */
-export function closestRateLimit(
-  layers: readonly { rateLimit?: RateLimitPolicy | false }[],
-): RateLimitPolicy | false | undefined {
-  for (const layer of layers) if (layer.rateLimit !== undefined) return layer.rateLimit;
-  return undefined;
+export function closestRateLimit(layers: readonly { rateLimit?: RateLimitDeclaration }[]): RateLimitPolicy | null {
+  for (const layer of layers) {
+    const declared = layer.rateLimit;
+    if (declared === undefined) continue;
+    // `boolean` only because a class field widens `false`: `true` names no policy.
+    if (declared === true) throw new Error("rateLimit: true names no policy: give rateLimit({...}), or false");
+    return declared === false ? null : declared;
+  }
+  return null;
 }
+
+/**
+ * What `rateLimit` of a route or router takes: a policy, or `false` to opt out of the routers' (typed
+ * `boolean` so that `schema = { rateLimit: false }` compiles as a class field; `true` is refused).
+ */
+export type RateLimitDeclaration = RateLimitPolicy | boolean;

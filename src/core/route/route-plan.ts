@@ -4,7 +4,13 @@ import { type ApiException, InputValidationException, isApiException, MultiExcep
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
 import type { IdempotencyPolicy } from "../ops/idempotency";
-import { closestRateLimit, countRequest, type RateLimitPolicy, type RateLimitState } from "../ops/rate-limit";
+import {
+  closestRateLimit,
+  countRequest,
+  type RateLimitDeclaration,
+  type RateLimitPolicy,
+  type RateLimitState,
+} from "../ops/rate-limit";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -28,7 +34,7 @@ export interface RouterLayer extends SecurityLayer {
   /** `false`: a JSON body sent as `text/plain` is refused (415) on every route it serves. */
   readTextPlainAsJson?: boolean;
   /** The router's rate limit, for routes that declare none; `false` opts its routes out of an outer one. */
-  rateLimit?: RateLimitPolicy | false;
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** Options that shape how a route validates, fixed when it is compiled: its own router's. */
@@ -69,7 +75,7 @@ export class RoutePlan {
   private readonly routers: readonly RouterLayer[];
   /** The rate limit counting the route's requests: the closest layer's (its schema's, then its routers'). */
   readonly rateLimit: RateLimitPolicy | null;
-  private readonly limitLayers: readonly { rateLimit?: RateLimitPolicy | false }[];
+  private readonly limitLayers: readonly { rateLimit?: RateLimitDeclaration }[];
   /** A request's environment bindings, from its handler arguments. */
   readonly bindingsOf: (args: unknown[]) => unknown;
   /** Idempotency keys on this route (its schema's `idempotency`), or null. */
@@ -99,7 +105,7 @@ export class RoutePlan {
     this.body = body && withPlainText(body, plainTextRule(this.security, this.routers, this.parts));
     this.maxBodySize = options.maxBodySize;
     this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
-    this.rateLimit = closestRateLimit(this.limitLayers) || null;
+    this.rateLimit = closestRateLimit(this.limitLayers);
     this.bindingsOf = options.bindingsOf ?? (() => undefined);
     this.idempotency = schema.idempotency ?? null;
     Object.freeze(this);
@@ -116,7 +122,7 @@ export class RoutePlan {
     const parts = security === this.security ? this.parts : knowingAuthKeys(this.parts, security);
     const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
     const limitLayers = [...this.limitLayers, layer];
-    const rateLimit = closestRateLimit(limitLayers) || null;
+    const rateLimit = closestRateLimit(limitLayers);
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
     Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit });
     return Object.freeze(derived) as RoutePlan;
@@ -130,14 +136,21 @@ export class RoutePlan {
   validate(
     incoming: IncomingRequest,
     result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined },
+    /** Whether the request counts against the route's rate limit: not when `validateRequest()` reads it again. */
+    counted = true,
   ): ValidationResult | Promise<ValidationResult> {
     // Authentication comes first, so an unauthenticated request costs no parsing.
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
-    if (authenticating === undefined) return this.limitThenParse(incoming, result);
+    const next = counted ? this.limitThenParse : this.parseAll;
+    if (authenticating === undefined) return next.call(this, incoming, result);
     return authenticating.then((principal) => {
       result.principal = principal;
-      return this.limitThenParse(incoming, result);
+      return next.call(this, incoming, result);
     });
+  }
+
+  private parseAll(incoming: IncomingRequest, result: ValidationResult): ValidationResult | Promise<ValidationResult> {
+    return this.parseFrom(0, incoming, result, []);
   }
 
   // Counted after authentication, so the key may be the principal; before parsing, so a refused request costs none.
@@ -146,7 +159,7 @@ export class RoutePlan {
     result: ValidationResult,
   ): ValidationResult | Promise<ValidationResult> {
     const policy = this.rateLimit;
-    if (policy === null) return this.parseFrom(0, incoming, result, []);
+    if (policy === null) return this.parseAll(incoming, result);
     const { request, args } = incoming;
     const ctx = { request, args, principal: result.principal, env: this.bindingsOf(args) };
     return countRequest(policy, ctx).then((state) => {
