@@ -175,6 +175,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
   if (options.openapiVersion !== undefined && !["3", "3.1", "3.2"].includes(options.openapiVersion)) {
     throw new Error(`openapiVersion must be "3", "3.1" or "3.2", got ${JSON.stringify(options.openapiVersion)}`);
   }
+  if (options.rateLimit === true) throw new Error("rateLimit: true names no policy: give rateLimit({...}), or false");
   return {
     base: options.base ? validateBasePath(options.base) : "",
     schema: typeof options.schema === "function" ? {} : (options.schema ?? {}),

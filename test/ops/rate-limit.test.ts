@@ -179,6 +179,30 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(CreateNote.handled).toBe(before + 1);
   });
 
+  it("refuses rateLimit: true, which names no policy, on a router and on a route", async () => {
+    expect(() => harness.make({ rateLimit: true })).toThrow(/rateLimit: true names no policy/);
+    class Vague extends Ping {
+      schema = { responses: pong, rateLimit: true };
+    }
+    const app = harness.make();
+    app.router.get("/vague", Vague);
+    expect(() => app.router.compile()).toThrow(/GET \/vague \(Vague\): rateLimit: true names no policy/);
+  });
+
+  it("keeps at most maxBuckets buckets in memory: a bucket dropped for room starts again", async () => {
+    const store = memoryRateLimitStore({ maxBuckets: 2 });
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store }),
+    });
+    app.router.get("/ping", Ping);
+    expect((await send(app, "/ping", "one")).status).toBe(200);
+    expect((await send(app, "/ping", "one")).status).toBe(429);
+    expect((await send(app, "/ping", "two")).status).toBe(200);
+    expect((await send(app, "/ping", "three")).status).toBe(200);
+    // "one", the oldest, made room for "three".
+    expect((await send(app, "/ping", "one")).status).toBe(200);
+  });
+
   it("documents the 429 and the headers on every limited route, and the document validates", async () => {
     const policy = rateLimit({ name: "api", limit: 10, windowSeconds: 60, store: memoryRateLimitStore() });
     const app = harness.make({ rateLimit: policy });
