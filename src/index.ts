@@ -50,6 +50,32 @@ export {
   type OpenAPIRouterType,
 } from "./chanfana/router-types";
 export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chanfana/type-utils";
+export {
+  type IdempotencyClaim,
+  type IdempotencyContext,
+  type IdempotencyOptions,
+  type IdempotencyPolicy,
+  type IdempotencyStore,
+  idempotency,
+  type StoredAnswer,
+} from "./core/ops/idempotency";
+export {
+  clientIp,
+  type RateLimitContext,
+  type RateLimitDeclaration,
+  type RateLimitOptions,
+  type RateLimitOutcome,
+  type RateLimitPolicy,
+  type RateLimitStore,
+  type RateLimitWindow,
+  rateLimit,
+} from "./core/ops/rate-limit";
+export {
+  type MemoryRateLimitOptions,
+  memoryRateLimitStore,
+  type WorkersRateLimiter,
+  workersRateLimitStore,
+} from "./core/ops/stores";
 export { coerceInputs, type InputEntries } from "./core/request/coerce";
 export {
   contentEventStream,
@@ -211,6 +237,8 @@ export {
   d1Driver,
   getD1Binding,
   handleDbError,
+  IDEMPOTENCY_TABLE,
+  idempotencyTable,
   type Mysql2Queryable,
   mysql2Driver,
   type NodeSqliteDatabase,
@@ -220,12 +248,18 @@ export {
   pgDriver,
   pgliteDriver,
   postgresBroker,
+  RATE_LIMITS_TABLE,
+  rateLimitTable,
   type SafeFilters,
   SqlChangeLog,
   type SqlDriver,
+  type SqlIdempotencyStore,
+  type SqlRateLimitStore,
   type SqlStatement,
   SqlTable,
+  sqlIdempotencyStore,
   sqlLiveStorage,
+  sqlRateLimitStore,
   UniqueViolationError,
   validateColumnName,
   validateOrderByColumn,

@@ -55,11 +55,11 @@ export class Mount {
 
   /**
    * Whether this mount changes what the routes it mounts enforce: the parent router has `auth` or
-   * `security`, or refuses JSON sent as `text/plain`.
+   * `security` or `rateLimit`, or refuses JSON sent as `text/plain`.
    */
   get addsLayer(): boolean {
-    const { auth, security, readTextPlainAsJson } = this.parent.options;
-    return auth !== undefined || security !== undefined || !readTextPlainAsJson;
+    const { auth, security, readTextPlainAsJson, rateLimit } = this.parent.options;
+    return auth !== undefined || security !== undefined || !readTextPlainAsJson || rateLimit !== undefined;
   }
 
   /** A nested router's handler, registered at `path` there, as this mount serves it; undefined to leave it out. */

@@ -1,3 +1,4 @@
+import type { RateLimitDeclaration } from "../core/ops/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import type { Tracing } from "../core/route/tracing";
@@ -119,6 +120,12 @@ export interface RouterOptions {
    * fromHono(app, { tracing: openTelemetry() });
    */
   tracing?: Tracing;
+  /**
+   * The rate limit (`rateLimit({...})`) counting every route of this router (and of routers mounted
+   * under it) that declares none; `false` opts them out of an outer router's. Routes under one policy
+   * share its buckets.
+   */
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** Router options with every default applied. */
@@ -151,6 +158,7 @@ export interface ResolvedRouterOptions {
   auth?: AuthOption;
   security?: SecurityRequirement[];
   tracing?: Tracing;
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** The serializers by lower-case media type, each checked to be a function. */
@@ -177,6 +185,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
   if (options.openapiVersion !== undefined && !["3", "3.1", "3.2"].includes(options.openapiVersion)) {
     throw new Error(`openapiVersion must be "3", "3.1" or "3.2", got ${JSON.stringify(options.openapiVersion)}`);
   }
+  if (options.rateLimit === true) throw new Error("rateLimit: true names no policy: give rateLimit({...}), or false");
   return {
     base: options.base ? validateBasePath(options.base) : "",
     schema: typeof options.schema === "function" ? {} : (options.schema ?? {}),
@@ -204,6 +213,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     auth: options.auth,
     security: options.security,
     tracing: tracingOption(options.tracing),
+    rateLimit: options.rateLimit,
   };
 }
 

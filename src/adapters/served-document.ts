@@ -149,7 +149,7 @@ export class ServedDocument {
         {
           method: entry.method,
           path: toOpenAPIPath(base + entry.path),
-          schema: { ...schema, operationId, ...security },
+          schema: { ...schema, operationId, ...security, rateLimit: route.plan.rateLimit ?? false },
           negotiates: route.responder.readsAccept,
         },
       ];

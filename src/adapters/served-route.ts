@@ -80,7 +80,14 @@ export class RouteDefinition {
 
   private compileAs(endpoint: OpenAPIRoute): CompiledRoute {
     const { options, failureAs } = this.router;
-    const compiled = compileRoute(endpoint, { ...options, failureAs, method: this.method, label: this.label });
+    const bindingsOf = (args: unknown[]) => this.router.getBindings(args);
+    const compiled = compileRoute(endpoint, {
+      ...options,
+      failureAs,
+      bindingsOf,
+      method: this.method,
+      label: this.label,
+    });
     linkServed(endpoint, this.served);
     return compiled;
   }
@@ -204,7 +211,7 @@ export class ServedRoute implements ServedEndpoint {
   /** @internal */
   async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
     const incoming = this.definition.router.incomingFor(request, args);
-    return (await this.route().plan.validate(incoming)).validated;
+    return (await this.route().plan.validate(incoming, undefined, false)).validated;
   }
 }
 

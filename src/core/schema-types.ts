@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { NotASchema, SchemaOutput, SchemaPart, StandardSchemaLike } from "../schema/types";
+import type { IdempotencyPolicy } from "./ops/idempotency";
+import type { RateLimitDeclaration } from "./ops/rate-limit";
 
 /**
  * zod's core schema type, which every zod v4 schema is: what an endpoint class's `schema` field is
@@ -141,6 +143,16 @@ export interface OpenAPIRouteSchema<Z = z.ZodType> {
    * or alternatives tried in order. Documented as this route's `security` unless that is given.
    */
   auth?: AuthOption;
+  /**
+   * The rate limit counting this route's requests (`rateLimit({...})`), in place of its router's;
+   * `false` opts the route out of its routers'.
+   */
+  rateLimit?: RateLimitDeclaration;
+  /**
+   * Idempotency keys on this write (`idempotency({...})`): a retry with the same `Idempotency-Key` gets
+   * the first answer; documented as the `Idempotency-Key` header with the 409 and 422.
+   */
+  idempotency?: IdempotencyPolicy;
   externalDocs?: { url: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
   /**

@@ -13,9 +13,10 @@ import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions"
 import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
-
+import { idempotencyParameter, withIdempotencyResponses } from "./idempotency";
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
+import { withRateLimitResponses } from "./rate-limit";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 
 type Json = Record<string, unknown>;
@@ -149,11 +150,17 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   // Parameter Objects written in the schema come first and pass as written, as zod-to-openapi has them.
   const given = (schema.parameters ?? []).map((parameter) => adaptParameter(parameter, ctx.version));
   const parameters = [...given, ...buildParameters(schema.request, ctx)];
+  if (schema.idempotency && !parameters.some((p) => String(p.name).toLowerCase() === "idempotency-key")) {
+    parameters.push(idempotencyParameter(schema.idempotency));
+  }
   if (parameters.length > 0) operation.parameters = parameters;
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  const responses = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+  const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+  const keyed = schema.idempotency ? withIdempotencyResponses(answered) : answered;
+  const limit = schema.rateLimit;
+  const responses = typeof limit === "object" ? withRateLimitResponses(keyed, limit) : keyed;
   operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;

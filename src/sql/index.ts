@@ -45,6 +45,12 @@ export {
   UniqueViolationError,
 } from "./errors";
 export {
+  IDEMPOTENCY_TABLE,
+  idempotencyTable,
+  type SqlIdempotencyStore,
+  sqlIdempotencyStore,
+} from "./idempotency-store";
+export {
   assertIdentifier,
   IDENTIFIER_PATTERN,
   type IdentifierProblem,
@@ -53,6 +59,7 @@ export {
 } from "./identifiers";
 export { type D1LiveOptions, sqlLiveStorage } from "./live";
 export { postgresBroker } from "./postgres-broker";
+export { RATE_LIMITS_TABLE, rateLimitTable, type SqlRateLimitStore, sqlRateLimitStore } from "./rate-limit-store";
 export type { SearchClause } from "./statement";
 export type {
   ConditionalWrite,

@@ -27,7 +27,13 @@ async function bundleWorker(entry: string): Promise<string> {
 /** A bundled worker running in real workerd (Miniflare), with a real D1 bound as DB and `schema` applied to it. */
 export async function startWorker(
   entry: string,
-  options: { schema?: string[]; bindings?: Record<string, string>; durableObjects?: Record<string, string> } = {},
+  options: {
+    schema?: string[];
+    bindings?: Record<string, string>;
+    durableObjects?: Record<string, string>;
+    /** Workers Rate Limiting bindings, by name. */
+    ratelimits?: Record<string, { simple: { limit: number; period: 10 | 60 } }>;
+  } = {},
 ) {
   const mf = new Miniflare({
     modules: true,
@@ -37,6 +43,7 @@ export async function startWorker(
     d1Databases: ["DB"],
     bindings: options.bindings ?? {},
     durableObjects: options.durableObjects ?? {},
+    ratelimits: options.ratelimits ?? {},
   });
   const db = await mf.getD1Database("DB");
   for (const statement of options.schema ?? []) await db.prepare(statement).run();

@@ -64,9 +64,13 @@ export type PlainTextRule = { read: true } | { read: false; because?: string };
 export type FormValues = Map<string, unknown[]>;
 
 /** What reading a body gave: the media type it matched (null when there was no body) and its value. */
-export type ReadBody =
+export type ReadBody = (
   | { media: MediaPlan | null; value: unknown; form?: undefined }
-  | { media: MediaPlan; value?: undefined; form: FormValues | undefined };
+  | { media: MediaPlan; value?: undefined; form: FormValues | undefined }
+) & {
+  /** The bytes of a JSON or form body, as sent (what an idempotency key's fingerprint hashes). */
+  bytes?: Uint8Array;
+};
 
 const FORM = "application/x-www-form-urlencoded";
 const ANY_VALUE: z.ZodType = z.unknown();
@@ -170,8 +174,8 @@ function textBody(
   if (bytes === null) return media.kind === "json" ? { media, value: undefined } : { media, form: undefined };
   const text = decodeUtf8(bytes);
   incoming.keep({ text, bytes, contentType });
-  if (media.kind === "json") return { media, value: text === "" ? undefined : parseJsonBody(text) };
-  return { media, form: text === "" ? undefined : groupForm(new URLSearchParams(text)) };
+  if (media.kind === "json") return { media, bytes, value: text === "" ? undefined : parseJsonBody(text) };
+  return { media, bytes, form: text === "" ? undefined : groupForm(new URLSearchParams(text)) };
 }
 
 async function readMultipartBody(

@@ -1,6 +1,8 @@
 import { isApiException, ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
+import { runIdempotent } from "../ops/idempotency";
+import { withRateLimitHeaders } from "../ops/rate-limit";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
@@ -37,23 +39,83 @@ export function runEndpoint(
   incoming: IncomingRequest,
 ): Response | Promise<Response> {
   if (route.trace) return runTraced(route, served, incoming, route.trace);
+  return runLimited(route, served, incoming, undefined);
+}
+
+/** A limited route's answers carry its RateLimit headers (a 429 carries them on its exception). */
+function runLimited(
+  route: CompiledRoute,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
+  span: TraceSpan | undefined,
+): Response | Promise<Response> {
+  if (route.plan.rateLimit === null) return run(route, served, incoming, undefined, span);
+  const state: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
+  const answer = run(route, served, incoming, state, span);
+  const withHeaders = (response: Response) => withRateLimitHeaders(response, state.rateLimit);
+  return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
+}
+
+function run(
+  route: CompiledRoute,
+  served: ServedEndpoint,
+  incoming: IncomingRequest,
+  state: ValidationResult | undefined,
+  span: TraceSpan | undefined,
+): Response | Promise<Response> {
   const ctx = route.newRequestState(incoming.args, served);
+  const validating = span?.child("validate", "internal", {});
   let validation: ReturnType<RoutePlan["validate"]>;
   try {
-    validation = route.plan.validate(incoming);
+    validation = route.plan.validate(incoming, state);
   } catch (thrown) {
-    return fail(route, ctx, incoming, thrown, true);
+    return failValidation(route, ctx, incoming, thrown, validating);
   }
   if (validation instanceof Promise) {
     return validation.then(
-      (result) => handleValidated(route, ctx, incoming, result),
-      (thrown) => fail(route, ctx, incoming, thrown, true),
+      (result) => handleValidated(route, ctx, incoming, result, span, validating),
+      (thrown) => failValidation(route, ctx, incoming, thrown, validating),
     );
   }
-  return handleValidated(route, ctx, incoming, validation);
+  return handleValidated(route, ctx, incoming, validation, span, validating);
 }
 
 function handleValidated(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  result: ValidationResult,
+  span: TraceSpan | undefined,
+  validating: TraceSpan | undefined,
+): Response | Promise<Response> {
+  validating?.end();
+  const handle = () =>
+    span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
+  const policy = route.plan.idempotency;
+  if (policy === null) return handle();
+  // After validation, so a request refused with a 400 never claims its key.
+  let fromRoute = false;
+  const execute = () => {
+    const answer = handle();
+    if (!(answer instanceof Promise)) return answer;
+    return answer.catch((thrown) => {
+      fromRoute = true;
+      throw thrown;
+    });
+  };
+  const request = {
+    key: incoming.header("idempotency-key"),
+    request: incoming.request,
+    bodyBytes: result.bodyBytes,
+    env: route.plan.bindingsOf(incoming.args),
+  };
+  // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
+  return runIdempotent(policy, request, execute).catch((thrown) =>
+    fromRoute ? Promise.reject(thrown) : fail(route, ctx, incoming, thrown, false),
+  );
+}
+
+function handleRequest(
   route: CompiledRoute,
   ctx: RequestContext,
   incoming: IncomingRequest,
@@ -74,6 +136,29 @@ function handleValidated(
     );
   }
   return respond(route, ctx, incoming, result);
+}
+
+/** Each field that failed validation is an event of the validation span: its path and message, never its value. */
+function failValidation(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  thrown: unknown,
+  validating: TraceSpan | undefined,
+): Promise<Response> {
+  if (validating) {
+    if (isApiException(thrown) && thrown.isVisible) {
+      for (const { path, message } of thrown.buildResponse()) {
+        if (!path) continue;
+        validating.event("specroute.validation.failed", {
+          "specroute.validation.path": path.join("."),
+          "specroute.validation.message": message,
+        });
+      }
+    }
+    validating.end();
+  }
+  return fail(route, ctx, incoming, thrown, true);
 }
 
 function enterValidated(
@@ -155,8 +240,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-// Tracing. A route whose router has a `tracing` option runs the same steps as above, each validation
-// and handler call in a span under the request's; a route without one never reaches this code.
+// Tracing. A route whose router has a `tracing` option runs the same steps as above (its validation in a
+// span of its own, see `run`), the handler call in a span under the request's; a route without one never
+// reaches this code.
 
 /** Runs one request in its span (kind SERVER, named by the route), ended with the answer's status. */
 function runTraced(
@@ -170,7 +256,7 @@ function runTraced(
   const span = trace.tracing.request(name, attributes, (header) => incoming.header(header));
   let answer: Response | Promise<Response>;
   try {
-    answer = span.run(() => runInSpan(route, served, incoming, span));
+    answer = span.run(() => runLimited(route, served, incoming, span));
   } catch (thrown) {
     endThrown(span, thrown);
     throw thrown;
@@ -192,59 +278,13 @@ function requestAttributes(trace: RouteTrace, incoming: IncomingRequest) {
   return { "http.request.method": method.toUpperCase(), "http.route": trace.route, "url.path": path };
 }
 
-function runInSpan(
-  route: CompiledRoute,
-  served: ServedEndpoint,
-  incoming: IncomingRequest,
-  span: TraceSpan,
-): Response | Promise<Response> {
-  const ctx = route.newRequestState(incoming.args, served);
-  const validating = span.child("validate", "internal", {});
-  let validation: ReturnType<RoutePlan["validate"]>;
-  try {
-    validation = route.plan.validate(incoming);
-  } catch (thrown) {
-    return failValidation(route, ctx, incoming, thrown, validating);
-  }
-  if (validation instanceof Promise) {
-    return validation.then(
-      (result) => handleInSpan(route, ctx, incoming, result, span, validating),
-      (thrown) => failValidation(route, ctx, incoming, thrown, validating),
-    );
-  }
-  return handleInSpan(route, ctx, incoming, validation, span, validating);
-}
-
-/** Each field that failed validation is an event of the validation span: its path and message, never its value. */
-function failValidation(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  thrown: unknown,
-  validating: TraceSpan,
-): Promise<Response> {
-  if (isApiException(thrown) && thrown.isVisible) {
-    for (const { path, message } of thrown.buildResponse()) {
-      if (!path) continue;
-      validating.event("specroute.validation.failed", {
-        "specroute.validation.path": path.join("."),
-        "specroute.validation.message": message,
-      });
-    }
-  }
-  validating.end();
-  return fail(route, ctx, incoming, thrown, true);
-}
-
 function handleInSpan(
   route: CompiledRoute,
   ctx: RequestContext,
   incoming: IncomingRequest,
   validation: ValidationResult,
   span: TraceSpan,
-  validating: TraceSpan,
 ): Response | Promise<Response> {
-  validating.end();
   enterValidated(ctx, incoming, validation);
   const handling = span.child("handle", "internal", { "code.function.name": route.endpoint.constructor.name });
   enterSpan(ctx, handling);

@@ -3,6 +3,14 @@ import type { $ZodIssue } from "zod/v4/core";
 import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
+import type { IdempotencyPolicy } from "../ops/idempotency";
+import {
+  closestRateLimit,
+  countRequest,
+  type RateLimitDeclaration,
+  type RateLimitPolicy,
+  type RateLimitState,
+} from "../ops/rate-limit";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -30,6 +38,8 @@ export interface RouterLayer extends SecurityLayer {
   tracing?: Tracing;
   /** The router's path prefix: where the routes it serves are, for their `http.route`. */
   base?: string;
+  /** The router's rate limit, for routes that declare none; `false` opts its routes out of an outer one. */
+  rateLimit?: RateLimitDeclaration;
 }
 
 /** Options that shape how a route validates, fixed when it is compiled: its own router's. */
@@ -39,6 +49,8 @@ export interface PlanOptions extends RouterLayer {
   /** The router's own `auth` and `security`, applying to routes that declare none. */
   auth?: AuthOption;
   security?: SecurityRequirement[];
+  /** A request's environment bindings, from its handler arguments: what a rate limit's key and store see. */
+  bindingsOf?: (args: unknown[]) => unknown;
 }
 
 /** The outcome of validating one request. */
@@ -47,6 +59,10 @@ export interface ValidationResult {
   unvalidated: UnvalidatedData;
   /** What the route's authentication verified, when it has any. */
   principal?: unknown;
+  /** The rate limit the request was counted against, and what its store answered. */
+  rateLimit?: RateLimitState;
+  /** The bytes of a JSON or form body as sent: what an idempotency key's fingerprint hashes. */
+  bodyBytes?: Uint8Array;
 }
 
 /**
@@ -62,6 +78,13 @@ export class RoutePlan {
   private readonly maxBodySize: number;
   /** The routers serving the route, its own first: what decides how a `text/plain` body is read. */
   private readonly routers: readonly RouterLayer[];
+  /** The rate limit counting the route's requests: the closest layer's (its schema's, then its routers'). */
+  readonly rateLimit: RateLimitPolicy | null;
+  private readonly limitLayers: readonly { rateLimit?: RateLimitDeclaration }[];
+  /** A request's environment bindings, from its handler arguments. */
+  readonly bindingsOf: (args: unknown[]) => unknown;
+  /** Idempotency keys on this route (its schema's `idempotency`), or null. */
+  readonly idempotency: IdempotencyPolicy | null;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -86,6 +109,10 @@ export class RoutePlan {
     const body = compileBodyPlan(schema);
     this.body = body && withPlainText(body, plainTextRule(this.security, this.routers, this.parts));
     this.maxBodySize = options.maxBodySize;
+    this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
+    this.rateLimit = closestRateLimit(this.limitLayers);
+    this.bindingsOf = options.bindingsOf ?? (() => undefined);
+    this.idempotency = schema.idempotency ?? null;
     Object.freeze(this);
   }
 
@@ -99,8 +126,10 @@ export class RoutePlan {
     const routers = [...this.routers, layer];
     const parts = security === this.security ? this.parts : knowingAuthKeys(this.parts, security);
     const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
+    const limitLayers = [...this.limitLayers, layer];
+    const rateLimit = closestRateLimit(limitLayers);
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts, body, routers });
+    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit });
     return Object.freeze(derived) as RoutePlan;
   }
 
@@ -109,13 +138,37 @@ export class RoutePlan {
    * exception naming every bad field. Synchronous when nothing needs waiting for (no authentication, no
    * body to read, no async schema): a plain GET then costs no promise at all.
    */
-  validate(incoming: IncomingRequest): ValidationResult | Promise<ValidationResult> {
-    const result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
+  validate(
+    incoming: IncomingRequest,
+    result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined },
+    /** Whether the request counts against the route's rate limit: not when `validateRequest()` reads it again. */
+    counted = true,
+  ): ValidationResult | Promise<ValidationResult> {
     // Authentication comes first, so an unauthenticated request costs no parsing.
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
-    if (authenticating === undefined) return this.parseFrom(0, incoming, result, []);
+    const next = counted ? this.limitThenParse : this.parseAll;
+    if (authenticating === undefined) return next.call(this, incoming, result);
     return authenticating.then((principal) => {
       result.principal = principal;
+      return next.call(this, incoming, result);
+    });
+  }
+
+  private parseAll(incoming: IncomingRequest, result: ValidationResult): ValidationResult | Promise<ValidationResult> {
+    return this.parseFrom(0, incoming, result, []);
+  }
+
+  // Counted after authentication, so the key may be the principal; before parsing, so a refused request costs none.
+  private limitThenParse(
+    incoming: IncomingRequest,
+    result: ValidationResult,
+  ): ValidationResult | Promise<ValidationResult> {
+    const policy = this.rateLimit;
+    if (policy === null) return this.parseAll(incoming, result);
+    const { request, args } = incoming;
+    const ctx = { request, args, principal: result.principal, env: this.bindingsOf(args) };
+    return countRequest(policy, ctx).then((state) => {
+      result.rateLimit = state;
       return this.parseFrom(0, incoming, result, []);
     });
   }
@@ -201,6 +254,7 @@ function parseBody(
 ): Promise<void> | undefined {
   // A declared media type specroute does not read is left for handle() to read.
   if (read.media?.kind === null) return undefined;
+  if (read.bytes) result.bodyBytes = read.bytes;
   try {
     const raw = read.form ? extractForm(read.media, read.form, errors) : read.value;
     result.unvalidated.body = raw;

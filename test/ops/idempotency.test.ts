@@ -1,0 +1,262 @@
+import Database from "better-sqlite3";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  betterSqlite3Driver,
+  contentJson,
+  type IdempotencyPolicy,
+  idempotency,
+  idempotencyTable,
+  OpenAPIRoute,
+  SqlCreateEndpoint,
+  sqlIdempotencyStore,
+} from "../../src";
+import { mariadbDialect, mysql2Driver, pgDriver, type SqlDriver, sqliteDialect } from "../../src/sql";
+import { closeHttpHarnesses, documentErrors, eventually, httpHarnesses, jsonBody } from "../helpers";
+
+afterAll(closeHttpHarnesses);
+
+const Note = z.object({ id: z.number().int(), title: z.string().min(1) });
+const noteMeta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };
+
+function database() {
+  const db = new Database(":memory:");
+  db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL)");
+  db.exec(idempotencyTable(sqliteDialect));
+  const driver = betterSqlite3Driver(db);
+  const count = () => (db.prepare("SELECT COUNT(*) AS n FROM notes").get() as { n: number }).n;
+  const keys = () => db.prepare("SELECT idem_key, status FROM specroute_idempotency").all();
+  return { db, driver, count, keys };
+}
+
+function createNote(policy: IdempotencyPolicy) {
+  return class CreateNote extends SqlCreateEndpoint {
+    _meta = noteMeta;
+    schema = { idempotency: policy };
+  };
+}
+
+/** A write whose handler waits for the test to let it finish (each wait bounded by the test's own timeout). */
+function gatedWrite(policy: IdempotencyPolicy) {
+  const gate = { open: () => {}, entered: 0, runs: 0 };
+  class Gated extends OpenAPIRoute {
+    schema = {
+      idempotency: policy,
+      request: { body: contentJson(z.object({ n: z.number() })) },
+      responses: { "201": { description: "done" } },
+    };
+    async handle() {
+      gate.entered++;
+      await new Promise<void>((resolve) => {
+        gate.open = resolve;
+      });
+      gate.runs++;
+      return Response.json({ run: gate.runs }, { status: 201 });
+    }
+  }
+  return { Gated, gate };
+}
+
+const post = (
+  app: { request(path: string, init?: RequestInit): Promise<Response> },
+  path: string,
+  body: unknown,
+  key?: string,
+) => app.request(path, jsonBody(body, { headers: key ? { "idempotency-key": key } : {} }));
+
+describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) => {
+  it("runs the first request once; a retry gets the same answer, status, body and marked headers", async () => {
+    const { driver, count } = database();
+    const once = idempotency({ store: sqlIdempotencyStore(driver), keepHeaders: ["x-request-marker"] });
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(once));
+    const first = await post(app, "/notes", { title: "Ada" }, "k-1");
+    expect(first.status).toBe(201);
+    const firstBody = await first.text();
+    for (let i = 0; i < 3; i++) {
+      const retry = await post(app, "/notes", { title: "Ada" }, "k-1");
+      expect(retry.status).toBe(201);
+      expect(await retry.text()).toBe(firstBody);
+      expect(retry.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    }
+    expect(count()).toBe(1);
+    // Without a key, every request runs.
+    expect((await post(app, "/notes", { title: "Ada" })).status).toBe(201);
+    expect((await post(app, "/notes", { title: "Ada" })).status).toBe(201);
+    expect(count()).toBe(3);
+  });
+
+  it("the same key on another request is a 422, and nothing is written", async () => {
+    const { driver, count } = database();
+    const once = idempotency({ store: sqlIdempotencyStore(driver) });
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(once));
+    app.router.post("/other", createNote(once));
+    expect((await post(app, "/notes", { title: "Ada" }, "k-2")).status).toBe(201);
+    const changed = await post(app, "/notes", { title: "Grace" }, "k-2");
+    expect(changed.status).toBe(422);
+    expect(((await changed.json()) as any).errors[0].message).toContain("another request");
+    expect((await post(app, "/other", { title: "Ada" }, "k-2")).status).toBe(422);
+    expect(count()).toBe(1);
+  });
+
+  it("a retry while the first is in flight is a 409; once it is done, the retry gets its answer", async () => {
+    const { driver } = database();
+    const { Gated, gate } = gatedWrite(idempotency({ store: sqlIdempotencyStore(driver) }));
+    const app = harness.make();
+    app.router.post("/gated", Gated);
+    const first = post(app, "/gated", { n: 1 }, "k-3");
+    await eventually(() => gate.entered === 1);
+    const during = await post(app, "/gated", { n: 1 }, "k-3");
+    expect(during.status).toBe(409);
+    expect((await post(app, "/gated", { n: 2 }, "k-3")).status).toBe(422);
+    gate.open();
+    const done = await first;
+    expect(done.status).toBe(201);
+    expect(await done.json()).toEqual({ run: 1 });
+    const after = await post(app, "/gated", { n: 1 }, "k-3");
+    expect(after.status).toBe(201);
+    expect(await after.json()).toEqual({ run: 1 });
+    expect(gate.runs).toBe(1);
+  });
+
+  it("a failed write frees its key: the retry runs again", async () => {
+    const { driver, keys } = database();
+    let calls = 0;
+    class Flaky extends OpenAPIRoute {
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver) }), responses: {} };
+      handle() {
+        calls++;
+        if (calls === 1) throw new Error("database went away");
+        return { calls };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/flaky", Flaky);
+    const send = () => app.request("/flaky", { method: "POST", headers: { "idempotency-key": "k-4" } });
+    expect((await send()).status).toBe(500);
+    expect(keys()).toEqual([]);
+    const second = await send();
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ calls: 2 });
+    expect(await (await send()).json()).toEqual({ calls: 2 });
+    expect(calls).toBe(2);
+  });
+
+  it("a required key is a 400 when missing or too long; a 400 body never claims the key", async () => {
+    const { driver, count, keys } = database();
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), required: true })));
+    expect((await post(app, "/notes", { title: "Ada" })).status).toBe(400);
+    expect((await post(app, "/notes", { title: "Ada" }, "x".repeat(201))).status).toBe(400);
+    expect((await post(app, "/notes", { title: "" }, "k-5")).status).toBe(400);
+    expect(keys()).toEqual([]);
+    expect((await post(app, "/notes", { title: "Ada" }, "k-5")).status).toBe(201);
+    expect(count()).toBe(1);
+  });
+
+  it("stores an answer no larger than maxAnswerBytes: a larger one is replayed with its status and no body", async () => {
+    const { driver } = database();
+    class Big extends OpenAPIRoute {
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver), maxAnswerBytes: 100 }), responses: {} };
+      handle() {
+        return { text: "x".repeat(1000) };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/big", Big);
+    const send = () => app.request("/big", { method: "POST", headers: { "idempotency-key": "k-6" } });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(await first.text()).toBe("");
+    const retry = await send();
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe("");
+  });
+
+  it("documents the Idempotency-Key header with the 409 and 422, and the document validates", async () => {
+    const { driver } = database();
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), required: true })));
+    const doc = (await (await app.request("/openapi.json")).json()) as any;
+    expect(await documentErrors(doc)).toBeNull();
+    const operation = doc.paths["/notes"].post;
+    expect(operation.parameters).toContainEqual(
+      expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true }),
+    );
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["201", "400", "409", "422"]));
+  });
+});
+
+const pgUrl = process.env.SPECROUTE_PG_URL;
+const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
+const engines: Array<{ name: string; skip?: string; open(): Promise<{ driver: SqlDriver; close(): Promise<void> }> }> =
+  [
+    {
+      name: "SQLite",
+      async open() {
+        const db = new Database(":memory:");
+        return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
+      },
+    },
+    {
+      name: "PostgreSQL",
+      skip: pgUrl ? undefined : "SPECROUTE_PG_URL is not set",
+      async open() {
+        const pool = new pg.Pool({ connectionString: pgUrl, max: 8 });
+        const driver = pgDriver(pool);
+        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
+        return { driver, close: () => pool.end() };
+      },
+    },
+    {
+      name: "MariaDB",
+      skip: mysqlUrl ? undefined : "SPECROUTE_MYSQL_URL is not set",
+      async open() {
+        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 8 }), {
+          dialect: mariadbDialect,
+        });
+        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
+        return { driver, close: () => driver.close!() };
+      },
+    },
+  ];
+
+describe.each(engines)("the SQL idempotency store on $name", (engine) => {
+  it.skipIf(engine.skip)(
+    "of 20 racing claims of one key exactly one wins; the answer is kept until it expires",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        let clock = 1_000_000_000_000;
+        const store = sqlIdempotencyStore(driver, { now: () => clock });
+        const ctx = { env: undefined };
+        const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim("k", "f1", clock + 60_000, ctx)));
+        expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+        expect(claims.filter((claim) => claim.state === "in-flight")).toHaveLength(19);
+        const answer = {
+          status: 201,
+          headers: [["content-type", "application/json"]] as [string, string][],
+          body: btoa("{}"),
+        };
+        await store.complete("k", "f1", answer, ctx);
+        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({
+          state: "done",
+          fingerprint: "f1",
+          answer: { ...answer, truncated: false },
+        });
+        // A released key is free again; an expired one too.
+        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        await store.release("r", "f1", ctx);
+        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        clock += 120_000;
+        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        expect(await store.prune()).toBe(1);
+      } finally {
+        await close();
+      }
+    },
+  );
+});

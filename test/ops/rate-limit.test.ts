@@ -1,0 +1,306 @@
+import Database from "better-sqlite3";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  apiKeyAuth,
+  betterSqlite3Driver,
+  contentJson,
+  memoryRateLimitStore,
+  mysql2Driver,
+  OpenAPIRoute,
+  pgDriver,
+  type RateLimitPolicy,
+  type RateLimitStore,
+  rateLimit,
+  type SqlDriver,
+  sqlRateLimitStore,
+} from "../../src";
+import { mariadbDialect } from "../../src/sql";
+import { closeHttpHarnesses, documentErrors, httpHarnesses, jsonBody } from "../helpers";
+
+afterAll(closeHttpHarnesses);
+
+const byHeader = (name: string) => (ctx: { request: Request }) => ctx.request.headers.get(name) ?? "anonymous";
+
+const pong = { "200": { description: "pong", ...contentJson(z.object({ pong: z.boolean() })) } };
+
+class Ping extends OpenAPIRoute {
+  schema = { responses: pong };
+  handle() {
+    return { pong: true };
+  }
+}
+
+/** Opts out of its routers' limits, written as an app writes it (a class field: `false` widens to boolean). */
+class Unlimited extends Ping {
+  schema = { responses: pong, rateLimit: false };
+}
+
+function limitedRoute(policy: RateLimitPolicy) {
+  return class Limited extends Ping {
+    schema = { responses: pong, rateLimit: policy };
+  };
+}
+
+class CreateNote extends OpenAPIRoute {
+  static handled = 0;
+  schema = {
+    rateLimit: rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() }),
+    request: { body: contentJson(z.object({ title: z.string() })) },
+    responses: { "201": { description: "created" } },
+  };
+  handle() {
+    CreateNote.handled++;
+    return new Response(null, { status: 201 });
+  }
+}
+
+const send = (app: { request(path: string, init?: RequestInit): Promise<Response> }, path: string, client = "a") =>
+  app.request(path, { headers: { "x-client": client } });
+
+describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
+  it("answers within the quota with RateLimit headers, then 429 with Retry-After", async () => {
+    const app = harness.make();
+    const policy = rateLimit({ limit: 3, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() });
+    app.router.get("/ping", limitedRoute(policy));
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await send(app, "/ping"));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(answers[0]!.headers.get("ratelimit-policy")).toBe('"default";q=3;w=60');
+    expect(answers[0]!.headers.get("ratelimit")).toMatch(/^"default";r=2;t=(59|60)$/);
+    expect(answers[2]!.headers.get("ratelimit")).toMatch(/^"default";r=0;t=/);
+    const refused = answers[3]!;
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit")).toMatch(/^"default";r=0;t=/);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"default";q=3;w=60');
+    expect(((await refused.json()) as any).errors[0].code).toBe(7008);
+    // Another client has its own bucket.
+    expect((await send(app, "/ping", "b")).status).toBe(200);
+  });
+
+  it("a router's limit counts all its routes in one bucket; a route's own replaces it; false opts out", async () => {
+    const shared = rateLimit({
+      name: "api",
+      limit: 2,
+      windowSeconds: 60,
+      key: byHeader("x-client"),
+      store: memoryRateLimitStore(),
+    });
+    const app = harness.make({ rateLimit: shared });
+    const own = rateLimit({
+      name: "own",
+      limit: 5,
+      windowSeconds: 10,
+      key: byHeader("x-client"),
+      store: memoryRateLimitStore(),
+    });
+    app.router.get("/a", Ping);
+    app.router.get("/b", Ping);
+    app.router.get("/own", limitedRoute(own));
+    app.router.get("/free", Unlimited);
+    expect((await send(app, "/a")).status).toBe(200);
+    expect((await send(app, "/b")).status).toBe(200);
+    expect((await send(app, "/a")).status).toBe(429);
+    expect((await send(app, "/b")).status).toBe(429);
+    const ownAnswer = await send(app, "/own");
+    expect(ownAnswer.status).toBe(200);
+    expect(ownAnswer.headers.get("ratelimit-policy")).toBe('"own";q=5;w=10');
+    for (let i = 0; i < 4; i++) {
+      const free = await send(app, "/free");
+      expect(free.status).toBe(200);
+      expect(free.headers.get("ratelimit-policy")).toBeNull();
+    }
+  });
+
+  it("a mounted router's routes take the parent's limit unless they or their router declare one", async () => {
+    const outer = rateLimit({
+      name: "outer",
+      limit: 1,
+      windowSeconds: 60,
+      key: byHeader("x-client"),
+      store: memoryRateLimitStore(),
+    });
+    const inner = rateLimit({
+      name: "inner",
+      limit: 2,
+      windowSeconds: 60,
+      key: byHeader("x-client"),
+      store: memoryRateLimitStore(),
+    });
+    const app = harness.make({ rateLimit: outer });
+    const plain = harness.nested();
+    plain.get("/ping", Ping);
+    const limited = harness.nested({ rateLimit: inner });
+    limited.get("/ping", Ping);
+    app.router.route("/plain", plain);
+    app.router.route("/limited", limited);
+    expect((await send(app, "/plain/ping")).headers.get("ratelimit-policy")).toBe('"outer";q=1;w=60');
+    expect((await send(app, "/plain/ping")).status).toBe(429);
+    const inside = [
+      await send(app, "/limited/ping"),
+      await send(app, "/limited/ping"),
+      await send(app, "/limited/ping"),
+    ];
+    expect(inside.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(inside[0]!.headers.get("ratelimit-policy")).toBe('"inner";q=2;w=60');
+  });
+
+  it("keys by the principal: counted after authentication, each API key with its own quota", async () => {
+    const auth = apiKeyAuth({
+      in: "header",
+      name: "X-API-Key",
+      verify: (key) => (key.startsWith("k") ? { id: key } : null),
+    });
+    const policy = rateLimit({
+      limit: 1,
+      windowSeconds: 60,
+      key: ({ principal }) => (principal as { id: string }).id,
+      store: memoryRateLimitStore(),
+    });
+    const app = harness.make({ auth, rateLimit: policy });
+    app.router.get("/me", Ping);
+    const as = (key?: string) => app.request("/me", { headers: key ? { "x-api-key": key } : {} });
+    expect((await as()).status).toBe(401);
+    expect((await as("k1")).status).toBe(200);
+    expect((await as("k1")).status).toBe(429);
+    expect((await as("k2")).status).toBe(200);
+  });
+
+  it("refuses over the limit before reading the body: a 429, not a 400, and handle() does not run", async () => {
+    const app = harness.make();
+    app.router.post("/notes", CreateNote);
+    const client = `${harness.name}-writer`;
+    const before = CreateNote.handled;
+    const post = (body: unknown) => app.request("/notes", jsonBody(body, { headers: { "x-client": client } }));
+    expect((await post({ title: "one" })).status).toBe(201);
+    expect((await post({ wrong: 1 })).status).toBe(429);
+    expect(CreateNote.handled).toBe(before + 1);
+  });
+
+  it("refuses rateLimit: true, which names no policy, on a router and on a route", async () => {
+    expect(() => harness.make({ rateLimit: true })).toThrow(/rateLimit: true names no policy/);
+    class Vague extends Ping {
+      schema = { responses: pong, rateLimit: true };
+    }
+    const app = harness.make();
+    app.router.get("/vague", Vague);
+    expect(() => app.router.compile()).toThrow(/GET \/vague \(Vague\): rateLimit: true names no policy/);
+  });
+
+  it("keeps at most maxBuckets buckets in memory: a bucket dropped for room starts again", async () => {
+    const store = memoryRateLimitStore({ maxBuckets: 2 });
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store }),
+    });
+    app.router.get("/ping", Ping);
+    expect((await send(app, "/ping", "one")).status).toBe(200);
+    expect((await send(app, "/ping", "one")).status).toBe(429);
+    expect((await send(app, "/ping", "two")).status).toBe(200);
+    expect((await send(app, "/ping", "three")).status).toBe(200);
+    // "one", the oldest, made room for "three".
+    expect((await send(app, "/ping", "one")).status).toBe(200);
+  });
+
+  it("documents the 429 and the headers on every limited route, and the document validates", async () => {
+    const policy = rateLimit({ name: "api", limit: 10, windowSeconds: 60, store: memoryRateLimitStore() });
+    const app = harness.make({ rateLimit: policy });
+    app.router.get("/a", Ping);
+    app.router.get("/free", Unlimited);
+    app.router.post("/notes", CreateNote);
+    const doc = (await (await app.request("/openapi.json")).json()) as any;
+    expect(await documentErrors(doc)).toBeNull();
+    const a = doc.paths["/a"].get.responses;
+    expect(Object.keys(a["429"].headers)).toEqual(["Retry-After", "RateLimit-Policy", "RateLimit"]);
+    expect(a["429"].headers["RateLimit-Policy"].description).toContain('"api";q=10;w=60');
+    expect(Object.keys(a["200"].headers)).toEqual(["RateLimit-Policy", "RateLimit"]);
+    expect(doc.paths["/notes"].post.responses["429"].description).toContain('"default"');
+    expect(doc.paths["/free"].get.responses["429"]).toBeUndefined();
+  });
+});
+
+// A store shared by processes: two apps (as two processes would) over one database count in one bucket.
+const pgUrl = process.env.SPECROUTE_PG_URL;
+const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
+const engines: Array<{ name: string; skip?: string; open(): Promise<{ driver: SqlDriver; close(): Promise<void> }> }> =
+  [
+    {
+      name: "SQLite",
+      async open() {
+        const db = new Database(":memory:");
+        return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
+      },
+    },
+    {
+      name: "PostgreSQL",
+      skip: pgUrl ? undefined : "SPECROUTE_PG_URL is not set",
+      async open() {
+        const pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
+        const driver = pgDriver(pool);
+        await driver.execute("DROP TABLE IF EXISTS specroute_rate_limits", []);
+        return { driver, close: () => pool.end() };
+      },
+    },
+    {
+      name: "MariaDB",
+      skip: mysqlUrl ? undefined : "SPECROUTE_MYSQL_URL is not set",
+      async open() {
+        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 }), {
+          dialect: mariadbDialect,
+        });
+        await driver.execute("DROP TABLE IF EXISTS specroute_rate_limits", []);
+        return { driver, close: () => driver.close!() };
+      },
+    },
+  ];
+
+describe.each(engines)("the SQL rate limit store on $name", (engine) => {
+  it.skipIf(engine.skip)(
+    "two apps over one database share the quota; 20 concurrent requests allow exactly the limit",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        const store: RateLimitStore = sqlRateLimitStore(driver);
+        const apps = httpHarnesses.map((harness) => {
+          const app = harness.make({
+            rateLimit: rateLimit({ limit: 7, windowSeconds: 3600, key: byHeader("x-client"), store }),
+          });
+          app.router.get("/ping", Ping);
+          return app;
+        });
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(apps[i % 2]!, "/ping", "shared")));
+        const statuses = answers.map((r) => r.status);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(7);
+        expect(statuses.filter((s) => s === 429)).toHaveLength(13);
+        const remaining = answers
+          .filter((r) => r.status === 200)
+          .map((r) => r.headers.get("ratelimit")!.match(/r=(\d+)/)![1]);
+        expect(new Set(remaining).size).toBe(7);
+        expect((await send(apps[0]!, "/ping", "other")).status).toBe(200);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it.skipIf(engine.skip)("a new window starts the count again, and prune() drops old buckets", async () => {
+    const { driver, close } = await engine.open();
+    try {
+      let clock = 1_000_000_000_000;
+      const store = sqlRateLimitStore(driver, { now: () => clock });
+      const policy = { limit: 1, windowSeconds: 60 };
+      const ctx = {} as never;
+      expect((await store.hit("k", policy, ctx)).allowed).toBe(true);
+      expect((await store.hit("k", policy, ctx)).allowed).toBe(false);
+      clock += 60_000;
+      expect(await store.hit("k", policy, ctx)).toMatchObject({ allowed: true, remaining: 0 });
+      clock += 3 * 60_000;
+      expect(await store.prune(60)).toBe(1);
+      expect((await store.hit("x".repeat(500), policy, ctx)).allowed).toBe(true);
+      expect((await store.hit("x".repeat(500), policy, ctx)).allowed).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+// Rate limits (and idempotency keys) inside workerd: the same routes on Hono (/hono) and itty-router (/itty).
+import { Hono } from "hono";
+import { Router } from "itty-router";
+import {
+  D1CreateEndpoint,
+  d1Driver,
+  fromHono,
+  fromIttyRouter,
+  idempotency,
+  OpenAPIRoute,
+  type RateLimitContext,
+  rateLimit,
+  sqlIdempotencyStore,
+  sqlRateLimitStore,
+  workersRateLimitStore,
+} from "specroute";
+import { z } from "zod";
+
+const byClient = ({ request }: RateLimitContext) => request.headers.get("x-client") ?? "anonymous";
+
+const responses = { "200": { description: "pong" } };
+
+class Ping extends OpenAPIRoute {
+  schema = { responses };
+  handle() {
+    return { pong: true };
+  }
+}
+
+const viaBinding = rateLimit({
+  name: "binding",
+  limit: 2,
+  windowSeconds: 60,
+  key: byClient,
+  store: workersRateLimitStore("LIMITER"),
+});
+const viaD1 = rateLimit({
+  name: "d1",
+  limit: 2,
+  windowSeconds: 60,
+  key: byClient,
+  store: sqlRateLimitStore(({ env }) => d1Driver(env.DB)),
+});
+
+class PingBinding extends Ping {
+  schema = { responses, rateLimit: viaBinding };
+}
+class PingD1 extends Ping {
+  schema = { responses, rateLimit: viaD1 };
+}
+
+const Note = z.object({ id: z.number().int(), title: z.string().min(1) });
+const once = idempotency({ store: sqlIdempotencyStore(({ env }) => d1Driver(env.DB)), keepHeaders: ["location"] });
+
+class CreateNote extends D1CreateEndpoint {
+  _meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };
+  schema = { idempotency: once };
+}
+
+const hono = new Hono();
+const honoApi = fromHono(hono, { base: "/hono" });
+honoApi.get("/binding", PingBinding);
+honoApi.get("/d1", PingD1);
+honoApi.post("/notes", CreateNote);
+
+const itty = Router({ base: "/itty" });
+const ittyApi = fromIttyRouter(itty, { base: "/itty" });
+ittyApi.get("/binding", PingBinding);
+ittyApi.get("/d1", PingD1);
+ittyApi.post("/notes", CreateNote);
+
+export default {
+  fetch(request: Request, env: unknown, ctx: unknown) {
+    if (new URL(request.url).pathname.startsWith("/itty/")) return itty.fetch(request, env, ctx);
+    return hono.fetch(request, env as never, ctx as never);
+  },
+};

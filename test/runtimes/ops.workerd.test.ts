@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "./bundle";
+
+describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  beforeAll(async () => {
+    worker = await startWorker("test/runtimes/ops-app.ts", {
+      ratelimits: { LIMITER: { simple: { limit: 2, period: 60 } } },
+      schema: ["CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL)"],
+    });
+  }, 60_000);
+  afterAll(() => worker?.mf.dispose());
+
+  for (const router of ["hono", "itty"]) {
+    it(`${router}: the Workers Rate Limiting binding refuses the third request with 429 and Retry-After`, async () => {
+      const client = `${router}-binding`;
+      const statuses = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        const answer = await worker.fetch(`/${router}/binding`, { headers: { "x-client": client } });
+        statuses.push(answer.status);
+        if (answer.status === 429) refused = answer;
+        else expect(answer.headers.get("ratelimit-policy")).toBe('"binding";q=2;w=60');
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(refused!.headers.get("retry-after")).toBe("60");
+      expect(refused!.headers.get("ratelimit-policy")).toBe('"binding";q=2;w=60');
+      expect((await worker.fetch(`/${router}/binding`, { headers: { "x-client": `${client}-2` } })).status).toBe(200);
+    });
+
+    it(`${router}: the SQL store on D1 counts in one table, with RateLimit's remaining count`, async () => {
+      const client = `${router}-d1`;
+      const answers = [];
+      for (let i = 0; i < 3; i++)
+        answers.push(await worker.fetch(`/${router}/d1`, { headers: { "x-client": client } }));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
+      expect(answers[0]!.headers.get("ratelimit")).toMatch(/^"d1";r=1;t=\d+$/);
+      const db = await worker.mf.getD1Database("DB");
+      const row = await db
+        .prepare("SELECT hits FROM specroute_rate_limits WHERE bucket = ?")
+        .bind(`d1:${client}`)
+        .first();
+      expect(row).toEqual({ hits: 3 });
+    });
+
+    it(`${router}: an idempotency key on D1 runs a create once; a retry replays it, another body is a 422`, async () => {
+      const key = `${router}-order-1`;
+      const create = (title: string) =>
+        worker.fetch(`/${router}/notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": key },
+          body: JSON.stringify({ title }),
+        });
+      const first = await create("Once");
+      expect(first.status).toBe(201);
+      const body = await first.text();
+      const retries = await Promise.all(Array.from({ length: 5 }, () => create("Once")));
+      for (const retry of retries) {
+        expect(retry.status).toBe(201);
+        expect(await retry.text()).toBe(body);
+      }
+      expect((await create("Another")).status).toBe(422);
+      const db = await worker.mf.getD1Database("DB");
+      const rows = await db.prepare("SELECT title FROM notes WHERE title = ?").bind("Once").all();
+      expect(rows.results).toHaveLength(router === "hono" ? 1 : 2);
+    });
+  }
+});
