@@ -3,19 +3,24 @@ import {
   apiKeyAuth,
   ConflictException,
   changeFeed,
+  clientIp,
   contentJson,
   contentMultipart,
   type Filters,
   fileField,
   InputValidationException,
+  idempotency,
   NotFoundException,
   OpenAPIRoute,
+  rateLimit,
   SqlChangesEndpoint,
   SqlCreateEndpoint,
   SqlDeleteEndpoint,
   SqlListEndpoint,
   SqlReadEndpoint,
   SqlUpdateEndpoint,
+  sqlIdempotencyStore,
+  sqlRateLimitStore,
   toSqlDriver,
 } from "specroute";
 import { z } from "zod";
@@ -40,6 +45,31 @@ const writeKey = apiKeyAuth({
   verify: (key, { args }) => (key === (args[0] as AppContext).env.API_KEY ? { client: "api-key" } : null),
 });
 
+/**
+ * Every write (create, change, delete, upload) counts against one quota per client: the API key's
+ * client, or the caller's IP without one. 6000 a minute, counted in the example's own database (its
+ * `specroute_rate_limits` table, made by the migrations), so the processes of a cluster and the
+ * isolates of a Worker on D1 share the count. Over it, a 429 with `Retry-After`; every answer of a
+ * write carries `RateLimit` and `RateLimit-Policy` (docs/operations.md).
+ */
+export const writeLimit = rateLimit({
+  name: "writes",
+  limit: 6000,
+  windowSeconds: 60,
+  key: (ctx) => (ctx.principal as { client?: string } | undefined)?.client ?? clientIp(ctx),
+  store: sqlRateLimitStore(({ env }) => toSqlDriver(env.DB)),
+});
+
+/**
+ * Creates take an `Idempotency-Key` (docs/operations.md): a retried create with the same key gets the
+ * first answer and creates nothing more; the key on another request is a 422. Keys and their answers
+ * are kept a day in the `specroute_idempotency` table, beside the data.
+ */
+export const createOnce = idempotency({
+  store: sqlIdempotencyStore(({ env }) => toSqlDriver(env.DB)),
+  expiresSeconds: 86_400,
+});
+
 const projectMeta = { model: projectModel, tags: ["projects"] };
 
 /**
@@ -53,7 +83,7 @@ const taskMeta = { model: taskModel, pathParameters: ["projectId", "id"], tags: 
 export class CreateProject extends SqlCreateEndpoint {
   _meta = { ...projectMeta, fields: NewProject };
   dbName = DB;
-  schema = { summary: "Create a project", auth: writeKey };
+  schema = { summary: "Create a project", auth: writeKey, rateLimit: writeLimit, idempotency: createOnce };
   constraintsMessages = {
     "projects.name": new InputValidationException("A project with this name already exists", ["body", "name"]),
   };
@@ -81,7 +111,7 @@ export class UpdateProject extends SqlUpdateEndpoint {
   dbName = DB;
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
-  schema = { summary: "Change a project", auth: writeKey };
+  schema = { summary: "Change a project", auth: writeKey, rateLimit: writeLimit };
 }
 
 export class DeleteProject extends SqlDeleteEndpoint {
@@ -89,7 +119,7 @@ export class DeleteProject extends SqlDeleteEndpoint {
   dbName = DB;
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
-  schema = { summary: "Delete a project and its tasks", auth: writeKey };
+  schema = { summary: "Delete a project and its tasks", auth: writeKey, rateLimit: writeLimit };
 }
 
 /** How long a task create keeps retrying a taken number before it answers the conflict. */
@@ -98,7 +128,7 @@ const CREATE_PATIENCE_MS = 10_000;
 export class CreateTask extends SqlCreateEndpoint {
   _meta = { ...taskMeta, fields: NewTask };
   dbName = DB;
-  schema = { summary: "Add a task to a project", auth: writeKey };
+  schema = { summary: "Add a task to a project", auth: writeKey, rateLimit: writeLimit, idempotency: createOnce };
   // `before` answers 404 for a missing project; this puts that 404 in the document.
   checksParent = true;
 
@@ -164,7 +194,7 @@ export class UpdateTask extends SqlUpdateEndpoint {
   dbName = DB;
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
-  schema = { summary: "Change a task", auth: writeKey };
+  schema = { summary: "Change a task", auth: writeKey, rateLimit: writeLimit };
 }
 
 export class DeleteTask extends SqlDeleteEndpoint {
@@ -172,7 +202,7 @@ export class DeleteTask extends SqlDeleteEndpoint {
   dbName = DB;
   // A stale If-Match is a 412 and writes nothing: of two clients editing one version, one wins.
   conditionalRequests = true;
-  schema = { summary: "Delete a task", auth: writeKey };
+  schema = { summary: "Delete a task", auth: writeKey, rateLimit: writeLimit };
 }
 
 /**
@@ -209,6 +239,8 @@ export class UploadAttachment extends OpenAPIRoute {
     tags: ["attachments"],
     summary: "Attach a file to a project",
     auth: writeKey,
+    // Limited like every write; no idempotency key: a multipart body is not part of a key's fingerprint.
+    rateLimit: writeLimit,
     request: {
       params: ProjectPath,
       body: contentMultipart(

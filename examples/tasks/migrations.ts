@@ -1,4 +1,4 @@
-import { changeLogTables, type SqlDriver } from "specroute";
+import { changeLogTables, idempotencyTable, rateLimitTable, type SqlDriver } from "specroute";
 
 /** The schema, as SQLite (and Cloudflare D1, which is SQLite) statements; each is safe to run again. */
 export const MIGRATIONS: string[] = [
@@ -29,6 +29,10 @@ export const MIGRATIONS: string[] = [
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
   )`,
   "CREATE INDEX IF NOT EXISTS attachments_project ON attachments (projectId)",
+  // The writes' rate limit and the creates' idempotency keys (endpoints.ts), as rateLimitTable and
+  // idempotencyTable write them for SQLite (a test checks they are the same).
+  'CREATE TABLE IF NOT EXISTS "specroute_rate_limits" ("bucket" TEXT NOT NULL PRIMARY KEY, "window_start" INTEGER NOT NULL, "hits" INTEGER NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS "specroute_idempotency" ("idem_key" TEXT NOT NULL PRIMARY KEY, "fingerprint" VARCHAR(64) NOT NULL, "status" INTEGER, "answer" TEXT, "expires_at" INTEGER NOT NULL)',
 ];
 
 // The same timestamps as SQLite's strftime above: ISO 8601 in UTC with milliseconds, as the models expect.
@@ -70,11 +74,13 @@ export const POSTGRES_MIGRATIONS: string[] = [
 
 /**
  * Every statement that makes the example's schema on `driver`'s database (SQLite or PostgreSQL): its
- * tables, then the change log's two (`changeLogTables`), since the tasks are a live collection
- * (docs/live.md). The log would make its tables on first use; made here, a cluster's primary makes
- * them once, before any worker starts.
+ * tables (with the rate limit's and the idempotency keys'), then the change log's two
+ * (`changeLogTables`), since the tasks are a live collection (docs/live.md). The log and the stores
+ * would make their tables on first use; made here, a cluster's primary makes them once, before any
+ * worker starts.
  */
 export function migrationsFor(driver: SqlDriver): string[] {
-  const tables = driver.dialect.name === "postgres" ? POSTGRES_MIGRATIONS : MIGRATIONS;
-  return [...tables, ...changeLogTables(driver.dialect)];
+  if (driver.dialect.name !== "postgres") return [...MIGRATIONS, ...changeLogTables(driver.dialect)];
+  const stores = [rateLimitTable(driver.dialect), idempotencyTable(driver.dialect)];
+  return [...POSTGRES_MIGRATIONS, ...stores, ...changeLogTables(driver.dialect)];
 }
