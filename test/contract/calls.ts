@@ -16,7 +16,7 @@ export type Operation = {
 export type Doc = { paths: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 /** A valid body for each operation that takes one. */
-function validBody(method: string, path: string): { body: BodyInit; type: string } | undefined {
+export function validBody(method: string, path: string): { body: BodyInit; type: string } | undefined {
   const json = (value: unknown) => ({ body: JSON.stringify(value), type: "application/json" });
   if (method === "get" || method === "delete") return undefined;
   if (path.endsWith("/attachments")) {
@@ -116,4 +116,17 @@ export async function violations(doc: Doc, method: string, template: string, res
   return result
     ? result.errors.map((error: { path?: string; message: string }) => `${error.path ?? ""} ${error.message}`.trim())
     : [];
+}
+
+/** Answer headers a document must list where they are sent: the rate limit's (draft-ietf-httpapi-ratelimit-headers). */
+const LISTED_HEADERS = ["ratelimit", "ratelimit-policy", "retry-after"];
+
+/** The headers of `LISTED_HEADERS` an answer carries that its documented response does not list. */
+export function unlistedHeaders(doc: Doc, method: string, template: string, response: Response): string[] {
+  const operation = doc.paths[template]![method]!;
+  const declared = resolvedResponse(doc, operation.responses[String(response.status)]);
+  const listed = new Set(Object.keys(declared?.headers ?? {}).map((name) => name.toLowerCase()));
+  return LISTED_HEADERS.filter((name) => response.headers.has(name) && !listed.has(name)).map(
+    (name) => `header ${name} is sent but not listed for ${response.status}`,
+  );
 }

@@ -6,7 +6,7 @@ import { app, openapi } from "../../examples/tasks/app";
 import { MIGRATIONS } from "../../examples/tasks/migrations";
 import { betterSqlite3Driver, fromHono, OpenAPIRoute } from "../../src";
 import { resolvedResponse } from "../openapi/helpers";
-import { callsFor, type Doc, violations } from "./calls";
+import { callsFor, type Doc, unlistedHeaders, violations } from "./calls";
 
 /**
  * The contract check: every operation of the example is called validly and invalidly, and every answer
@@ -33,11 +33,16 @@ describe("the example's answers against its served document (openapi-response-va
       const checked = version === "3.1" ? served : (openapi.getGeneratedSchema("3") as unknown as Doc);
       const found: string[] = [];
       const statuses = new Set<number>();
+      let limitedAnswers = 0;
       for (const [template, item] of Object.entries(checked.paths)) {
         for (const [method, operation] of Object.entries(item)) {
           for (const call of callsFor(method, template, operation, KEY)) {
             const response = await app.request(call.path, call.init, seededEnv());
             statuses.add(response.status);
+            if (response.headers.has("ratelimit-policy")) limitedAnswers++;
+            for (const problem of unlistedHeaders(checked, method, template, response)) {
+              found.push(`${method.toUpperCase()} ${call.path} (${call.name}) → ${response.status}: ${problem}`);
+            }
             for (const problem of await violations(checked, method, template, response)) {
               found.push(`${method.toUpperCase()} ${call.path} (${call.name}) → ${response.status}: ${problem}`);
             }
@@ -45,6 +50,8 @@ describe("the example's answers against its served document (openapi-response-va
         }
       }
       expect(found).toEqual([]);
+      // The writes are limited: their counted answers carried the RateLimit headers, listed (checked above).
+      expect(limitedAnswers).toBeGreaterThan(0);
       // The calls reached every kind of answer the document promises.
       expect([...statuses].sort()).toEqual([200, 201, 400, 401, 404, 413, 415]);
     });
