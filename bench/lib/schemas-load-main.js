@@ -3,6 +3,7 @@
 // when the last was answered, over a keep-alive agent of `connections` sockets (at most `connections`
 // requests in flight). Node's own http client: autocannon's `amount` mode ends a sample on its 1-second
 // tick, not at the last answer, which would make the wall time whole seconds. Reports each status's count.
+// With `freshHeader`, each request carries that header with a value of its own (an Idempotency-Key).
 import http from "node:http";
 
 process.on("disconnect", () => process.exit(0));
@@ -20,7 +21,7 @@ function send(agent, url, { method, headers, body }) {
   });
 }
 
-async function run({ url, method, headers, body, connections, amount }) {
+async function run({ url, method, headers, body, connections, amount, id, freshHeader }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const statuses = {};
   let sent = 0;
@@ -29,8 +30,9 @@ async function run({ url, method, headers, body, connections, amount }) {
   const worker = async () => {
     while (sent < amount) {
       sent++;
+      const sending = freshHeader ? { ...headers, [freshHeader]: `${process.pid}-${id}-${sent}` } : headers;
       try {
-        const status = await send(agent, url, { method, headers, body });
+        const status = await send(agent, url, { method, headers: sending, body });
         statuses[status] = (statuses[status] ?? 0) + 1;
       } catch {
         errors++;

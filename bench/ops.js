@@ -1,0 +1,48 @@
+// `npm run bench:ops [-- --quick]`: the rate limit and idempotency issue's bench. The same create route
+// served plain, rate-limited (memory store; SQL store on SQLite) and with idempotency keys (SQL store on
+// SQLite, a fresh key per request), each in its own server process on 127.0.0.1, in one run with
+// interleaved rounds: requests per server CPU-second and the ratio to the plain route (lib/cases/ops.js).
+// Prints the table and writes results/ops.{json,md} (quick: results/ops-quick.*). About 2 minutes on a
+// busy 2-core machine (quick: 20 s).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureBuilt } from "./lib/build.js";
+import { renderOps, runOps } from "./lib/cases/ops.js";
+import { BENCH_DIR } from "./lib/frameworks.js";
+import { killAll } from "./lib/processes.js";
+
+const { values: flags } = parseArgs({ options: { quick: { type: "boolean" } } });
+const mode = flags.quick ? "quick" : "full";
+const startedAt = Date.now();
+const log = (message) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+
+// Bounded: whatever hangs, the run ends (the servers with it).
+const watchdog = setTimeout(
+  () => {
+    console.error("ops bench: the watchdog stopped the run");
+    killAll();
+    process.exit(2);
+  },
+  mode === "full" ? 10 * 60_000 : 3 * 60_000,
+);
+watchdog.unref();
+
+try {
+  log(ensureBuilt(log));
+  const outcome = await runOps({ mode, log });
+  const markdown = renderOps(outcome);
+  console.log(`\n${markdown}`);
+  const name = mode === "full" ? "ops" : "ops-quick";
+  const results = join(BENCH_DIR, "results");
+  mkdirSync(results, { recursive: true });
+  writeFileSync(join(results, `${name}.json`), `${JSON.stringify(outcome, null, 2)}\n`);
+  writeFileSync(join(results, `${name}.md`), `# specroute: rate limits and idempotency keys\n\n${markdown}\n`);
+  log(`wrote results/${name}.{json,md}`);
+} catch (error) {
+  console.error(`ops bench: ${error.message}`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+  clearTimeout(watchdog);
+}
