@@ -179,6 +179,24 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(CreateNote.handled).toBe(before + 1);
   });
 
+  it("answers a counted request's 400 without RateLimit headers on either router, as the document lists them", async () => {
+    const app = harness.make();
+    class Note extends CreateNote {
+      schema = {
+        rateLimit: rateLimit({ limit: 5, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() }),
+        request: { body: contentJson(z.object({ title: z.string() })) },
+        responses: { "201": { description: "created" } },
+      };
+    }
+    app.router.post("/notes", Note);
+    const refused = await app.request("/notes", jsonBody({ wrong: 1 }, { headers: { "x-client": "c" } }));
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("ratelimit-policy")).toBeNull();
+    const created = await app.request("/notes", jsonBody({ title: "t" }, { headers: { "x-client": "c" } }));
+    // The 400 was counted: the next answer has 3 left of 5.
+    expect(created.headers.get("ratelimit")).toMatch(/^"default";r=3;t=/);
+  });
+
   it("refuses rateLimit: true, which names no policy, on a router and on a route", async () => {
     expect(() => harness.make({ rateLimit: true })).toThrow(/rateLimit: true names no policy/);
     class Vague extends Ping {

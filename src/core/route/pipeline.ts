@@ -42,7 +42,11 @@ export function runEndpoint(
   return runLimited(route, served, incoming, undefined);
 }
 
-/** A limited route's answers carry its RateLimit headers (a 429 carries them on its exception). */
+/**
+ * A limited route's successful answers carry its RateLimit headers (a 429 carries them on its exception).
+ * Other errors do not, on either router: on Hono they are answered by the app's error hook, and the
+ * document lists the headers on the route's own answers and the 429.
+ */
 function runLimited(
   route: CompiledRoute,
   served: ServedEndpoint,
@@ -52,7 +56,8 @@ function runLimited(
   if (route.plan.rateLimit === null) return run(route, served, incoming, undefined, span);
   const state: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
   const answer = run(route, served, incoming, state, span);
-  const withHeaders = (response: Response) => withRateLimitHeaders(response, state.rateLimit);
+  const withHeaders = (response: Response) =>
+    response.status < 400 ? withRateLimitHeaders(response, state.rateLimit) : response;
   return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
 }
 
