@@ -1,7 +1,7 @@
 // The workerd case: the throughput apps bundled as Workers and served by the workerd binary that Miniflare
 // installs, measured by the workerd process's own CPU time per request, read from the kernel.
 //
-//   node workerd.js                  # 2 interleaved rounds of 10,000 requests per case and framework
+//   node workerd.js                  # 5 interleaved rounds of 10,000 requests per case and framework (--rounds=N)
 //   node workerd.js --quick          # 1 round of 2,000, to check the harness
 //
 // workerd is pinned to core 0 and this process (the load, autocannon over keep-alive connections) to
@@ -22,7 +22,8 @@ import { BENCH_DIR, ROOT_DIR } from "./lib/frameworks.js";
 import { ENDPOINTS } from "./lib/requests.js";
 
 const quick = process.argv.includes("--quick");
-const ROUNDS = quick ? 1 : 2;
+const roundsArg = process.argv.find((arg) => arg.startsWith("--rounds="));
+const ROUNDS = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : quick ? 1 : 5;
 const REQUESTS = quick ? 2_000 : 10_000;
 const WARMUP = quick ? 500 : 2_000;
 const STARTUPS = quick ? 1 : 3;
@@ -276,6 +277,20 @@ async function main() {
       }).join(" | ") +
       " |",
   );
+  lines.push(
+    "",
+    "Each cell above is the median of the rounds; the rounds ranged (min–max, µs):",
+    "",
+    `| case | empty Worker | ${FRAMEWORKS.map((f) => f.name).join(" | ")} |`,
+    `|---|---|${FRAMEWORKS.map(() => "---").join("|")}|`,
+  );
+  for (const endpoint of CASES) {
+    const range = (id) => {
+      const values = samples[`${endpoint.id}:${id}`];
+      return `${(Math.min(...values) / 1000).toFixed(1)}–${(Math.max(...values) / 1000).toFixed(1)}`;
+    };
+    lines.push(`| ${endpoint.id} | ${range("empty")} | ${FRAMEWORKS.map((f) => range(f.id)).join(" | ")} |`);
+  }
   const gzip = (code) => gzipSync(code).length;
   const baseGzip = gzip(bundles.baseline.code);
   const emptyGzip = gzip(bundles.empty.code);
