@@ -15,10 +15,14 @@ import {
   ApiException,
   betterSqlite3Driver,
   contentJson,
+  idempotency,
+  memoryRateLimitStore,
   NotFoundException,
   OpenAPIRoute,
+  rateLimit,
   SqlCreateEndpoint,
   SqlReadEndpoint,
+  sqlIdempotencyStore,
 } from "../../src";
 import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
@@ -225,6 +229,42 @@ for (const harness of httpHarnesses) {
       expect((await request("/v1/tasks/3")).status).toBe(200);
       const span = one("GET /v1/tasks/{id}");
       expect(span.attributes).toMatchObject({ "http.route": "/v1/tasks/{id}", "url.path": "/v1/tasks/3" });
+    });
+
+    it("traces a limited, idempotent write like any other: one run of the handler, its replay, the 429", async () => {
+      const db = betterSqlite3Driver(new Database(":memory:"));
+      let ran = 0;
+      class Once extends OpenAPIRoute {
+        schema = {
+          rateLimit: rateLimit({ limit: 3, windowSeconds: 60, store: memoryRateLimitStore() }),
+          idempotency: idempotency({ store: sqlIdempotencyStore(db) }),
+          request: { body: contentJson(z.object({ title: z.string() })) },
+          responses: {},
+        };
+        async handle() {
+          ran++;
+          return { ran };
+        }
+      }
+      const limited = harness.make({ tracing: openTelemetry() });
+      limited.router.post("/once", Once);
+      const send = (title: string) =>
+        limited.request("/once", jsonBody({ title }, { headers: { "idempotency-key": "k-1" } }));
+      const first = await send("a");
+      const replayed = await send("a");
+      expect(await first.json()).toEqual({ ran: 1 });
+      expect(await replayed.json()).toEqual({ ran: 1 });
+      expect(first.headers.get("ratelimit")).toMatch(/^"default";r=2;/);
+      expect((await send("b")).status).toBe(422);
+      expect((await send("a")).status).toBe(429);
+      expect(ran).toBe(1);
+      const requests = named("POST /once");
+      expect(requests.map((span) => span.attributes["http.response.status_code"])).toEqual([200, 200, 422, 429]);
+      // The handler ran once: one handle span, under the first request's span.
+      const handles = named("handle");
+      expect(handles).toHaveLength(1);
+      expect(handles[0]!.parentSpanContext?.spanId).toBe(requests[0]!.spanContext().spanId);
+      expect(named("validate")).toHaveLength(4);
     });
 
     it("traces nothing on a router without the option", async () => {
