@@ -1,6 +1,4 @@
 import Database from "better-sqlite3";
-import mysql from "mysql2/promise";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -13,8 +11,9 @@ import {
   SqlCreateEndpoint,
   sqlIdempotencyStore,
 } from "../../src";
-import { mariadbDialect, mysql2Driver, pgDriver, type SqlDriver, sqliteDialect } from "../../src/sql";
+import { sqliteDialect } from "../../src/sql";
 import { closeHttpHarnesses, documentErrors, eventually, httpHarnesses, jsonBody } from "../helpers";
+import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
 
@@ -190,39 +189,7 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
   });
 });
 
-const pgUrl = process.env.SPECROUTE_PG_URL;
-const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
-const engines: Array<{ name: string; skip?: string; open(): Promise<{ driver: SqlDriver; close(): Promise<void> }> }> =
-  [
-    {
-      name: "SQLite",
-      async open() {
-        const db = new Database(":memory:");
-        return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
-      },
-    },
-    {
-      name: "PostgreSQL",
-      skip: pgUrl ? undefined : "SPECROUTE_PG_URL is not set",
-      async open() {
-        const pool = new pg.Pool({ connectionString: pgUrl, max: 8 });
-        const driver = pgDriver(pool);
-        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
-        return { driver, close: () => pool.end() };
-      },
-    },
-    {
-      name: "MariaDB",
-      skip: mysqlUrl ? undefined : "SPECROUTE_MYSQL_URL is not set",
-      async open() {
-        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 8 }), {
-          dialect: mariadbDialect,
-        });
-        await driver.execute("DROP TABLE IF EXISTS specroute_idempotency", []);
-        return { driver, close: () => driver.close!() };
-      },
-    },
-  ];
+const engines = storeEngines("specroute_idempotency", 8);
 
 describe.each(engines)("the SQL idempotency store on $name", (engine) => {
   it.skipIf(engine.skip)(

@@ -1,24 +1,17 @@
-import Database from "better-sqlite3";
-import mysql from "mysql2/promise";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
-  betterSqlite3Driver,
   contentJson,
   memoryRateLimitStore,
-  mysql2Driver,
   OpenAPIRoute,
-  pgDriver,
   type RateLimitPolicy,
   type RateLimitStore,
   rateLimit,
-  type SqlDriver,
   sqlRateLimitStore,
 } from "../../src";
-import { mariadbDialect } from "../../src/sql";
 import { closeHttpHarnesses, documentErrors, httpHarnesses, jsonBody } from "../helpers";
+import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
 
@@ -239,39 +232,7 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
 });
 
 // A store shared by processes: two apps (as two processes would) over one database count in one bucket.
-const pgUrl = process.env.SPECROUTE_PG_URL;
-const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
-const engines: Array<{ name: string; skip?: string; open(): Promise<{ driver: SqlDriver; close(): Promise<void> }> }> =
-  [
-    {
-      name: "SQLite",
-      async open() {
-        const db = new Database(":memory:");
-        return { driver: betterSqlite3Driver(db), close: async () => void db.close() };
-      },
-    },
-    {
-      name: "PostgreSQL",
-      skip: pgUrl ? undefined : "SPECROUTE_PG_URL is not set",
-      async open() {
-        const pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
-        const driver = pgDriver(pool);
-        await driver.execute("DROP TABLE IF EXISTS specroute_rate_limits", []);
-        return { driver, close: () => pool.end() };
-      },
-    },
-    {
-      name: "MariaDB",
-      skip: mysqlUrl ? undefined : "SPECROUTE_MYSQL_URL is not set",
-      async open() {
-        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 }), {
-          dialect: mariadbDialect,
-        });
-        await driver.execute("DROP TABLE IF EXISTS specroute_rate_limits", []);
-        return { driver, close: () => driver.close!() };
-      },
-    },
-  ];
+const engines = storeEngines("specroute_rate_limits", 4);
 
 describe.each(engines)("the SQL rate limit store on $name", (engine) => {
   it.skipIf(engine.skip)(
