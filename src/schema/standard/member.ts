@@ -1,5 +1,5 @@
 import type { JsonView, MemberSource, StandardMember } from "./json-view";
-import { member, viewOf } from "./json-view";
+import { member } from "./json-view";
 import type { StandardIssue, StandardJsonSchema, StandardResult } from "./spec";
 
 /** One member to check through its parent: its key there, and the value sent (`present: false` when none was). */
@@ -84,9 +84,4 @@ function resultOf(verdicts: MemberVerdicts, key: string): StandardResult<unknown
   const verdict = verdicts.byKey.get(key)!;
   const issues = [...("issues" in verdict ? verdict.issues : []), ...verdicts.whole];
   return issues.length ? { issues } : { value: (verdict as { value: unknown }).value };
-}
-
-/** Where a member validates: its parent and key, or undefined for a library's own schema. */
-export function sourceOf(node: StandardJsonSchema): MemberSource | undefined {
-  return viewOf(node).source;
 }
