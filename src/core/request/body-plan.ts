@@ -7,6 +7,7 @@ import type { OpenAPIRouteSchema } from "../schema-types";
 import { declaredLength, declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
 import type { IncomingRequest, ReadBodyCopy } from "./incoming";
 import { multipartBlob, multipartFormData, readMultipart } from "./multipart";
+import { eachUrlEncoded } from "./urlencoded";
 
 /** How a body of one media type is read: JSON, a URL-encoded form, or multipart form data. */
 type MediaKind = "json" | "form" | "multipart";
@@ -175,7 +176,7 @@ function textBody(
   const text = decodeUtf8(bytes);
   incoming.keep({ text, bytes, contentType });
   if (media.kind === "json") return { media, bytes, value: text === "" ? undefined : parseJsonBody(text) };
-  return { media, bytes, form: text === "" ? undefined : groupForm(new URLSearchParams(text)) };
+  return { media, bytes, form: text === "" ? undefined : groupForm(text) };
 }
 
 async function readMultipartBody(
@@ -304,12 +305,12 @@ async function isEmpty(incoming: IncomingRequest, contentType: string | null, le
   }
 }
 
-function groupForm(params: URLSearchParams): FormValues {
+function groupForm(text: string): FormValues {
   const form: FormValues = new Map();
-  for (const [key, value] of params) {
+  eachUrlEncoded(text, (key, value) => {
     if (key === "__proto__") throw forbiddenProtoKey();
     group(form, key, value);
-  }
+  });
   return form;
 }
 

@@ -5,6 +5,7 @@ import type { FormValues, MediaPlan } from "./body-plan";
 import { coerceScalar } from "./coerce";
 import { parseCookies } from "./cookies";
 import type { IncomingRequest } from "./incoming";
+import { eachUrlEncoded } from "./urlencoded";
 
 /** The request parts that carry named string values. */
 export type ParameterPart = "params" | "query" | "headers" | "cookies";
@@ -145,13 +146,17 @@ export function parseQuery(url: string): Map<string, string | string[]> {
   const start = url.indexOf("?");
   if (start < 0) return grouped;
   const end = url.indexOf("#", start);
-  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
-  for (const [key, value] of new URLSearchParams(query)) {
-    const seen = grouped.get(key);
-    if (seen === undefined) grouped.set(key, value);
-    else if (typeof seen === "string") grouped.set(key, [seen, value]);
-    else seen.push(value);
-  }
+  eachUrlEncoded(
+    url,
+    (key, value) => {
+      const seen = grouped.get(key);
+      if (seen === undefined) grouped.set(key, value);
+      else if (typeof seen === "string") grouped.set(key, [seen, value]);
+      else seen.push(value);
+    },
+    start + 1,
+    end < 0 ? url.length : end,
+  );
   return grouped;
 }
 
