@@ -87,10 +87,13 @@ export class HonoIncoming implements IncomingRequest {
   private fromCache(contentType: string | null): Promise<CachedBody> | undefined {
     if (this.cached !== undefined) return this.cached;
     const cache = this.c.req.bodyCache as BodyCache;
-    const key = CACHE_KEYS.find((name) => cache[name] !== undefined);
-    if (key === undefined) return undefined;
-    this.cached = cache[key]!.then((value) => cachedBody(value, contentType));
-    return this.cached;
+    for (const key of CACHE_KEYS) {
+      const read = cache[key];
+      if (read === undefined) continue;
+      this.cached = read.then((value) => cachedBody(value, contentType));
+      return this.cached;
+    }
+    return undefined;
   }
 }
 

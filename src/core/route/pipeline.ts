@@ -94,9 +94,11 @@ function handleValidated(
   validating: TraceSpan | undefined,
 ): Response | Promise<Response> {
   validating?.end();
+  const policy = route.plan.idempotency;
+  // The common route (untraced, no idempotency keys) makes no closure.
+  if (policy === null && span === undefined) return handleRequest(route, ctx, incoming, result);
   const handle = () =>
     span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
-  const policy = route.plan.idempotency;
   if (policy === null) return handle();
   // After validation, so a request refused with a 400 never claims its key.
   let fromRoute = false;
