@@ -18,6 +18,8 @@ export const WORKER_FRAMEWORKS = [
   { id: "specroute-itty", name: "specroute on itty-router", module: "./apps/specroute-itty.js", itty: true },
   { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js" },
   { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js" },
+  // Not in workerd.js's table: what itty-router's own routing costs, beside specroute on itty-router.
+  { id: "itty-zod", name: "bare itty-router + zod", module: "./apps/itty-zod.js", itty: true, requestsOnly: true },
 ];
 
 /** The Worker module for `framework`'s app (`factory`: the 3-route app, or the 200-route one); none: the empty Worker. */
