@@ -29,6 +29,8 @@ export class HonoIncoming implements IncomingRequest {
   private readonly c: Context;
   /** The Node request under it, on @hono/node-server (see `nodeRequestOf`); looked up when first read. */
   private nodeRequest: NodeIncomingMessage | null | undefined;
+  /** The fetch Request's headers, once read (see `header`). */
+  private headers: Headers | undefined;
   /** What a middleware read through `c.req` before the endpoint; specroute then reads that copy. */
   private cached: Promise<CachedBody> | undefined;
 
@@ -39,7 +41,10 @@ export class HonoIncoming implements IncomingRequest {
 
   header(name: string): string | null {
     const node = this.node();
-    return node ? nodeHeader(node, name) : this.request.headers.get(name);
+    if (node) return nodeHeader(node, name);
+    // The Headers read once: on Workers each `request.headers` is a call into the runtime.
+    this.headers ??= this.request.headers;
+    return this.headers.get(name);
   }
 
   private node(): NodeIncomingMessage | null {

@@ -21,6 +21,8 @@ export class IttyIncoming implements IncomingRequest {
   args: unknown[];
   /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`); looked up when first read. */
   private nodeRequest: NodeIncomingMessage | null | undefined;
+  /** The fetch Request's headers, once read (see `header`). */
+  private headers: Headers | undefined;
 
   constructor(args: unknown[]) {
     this.args = args;
@@ -29,7 +31,10 @@ export class IttyIncoming implements IncomingRequest {
 
   header(name: string): string | null {
     const node = this.node();
-    return node ? nodeHeader(node, name) : this.request.headers.get(name);
+    if (node) return nodeHeader(node, name);
+    // The Headers read once: on Workers each `request.headers` is a call into the runtime.
+    this.headers ??= this.request.headers;
+    return this.headers.get(name);
   }
 
   private node(): NodeIncomingMessage | null {
