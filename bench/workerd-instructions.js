@@ -11,7 +11,7 @@
 // Writes results/workerd-instructions.{json,md}.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { ensureBuilt } from "./lib/build.js";
@@ -27,7 +27,7 @@ const variant = (spec) => {
   const [id, dist] = spec.split("@");
   const found = WORKER_FRAMEWORKS.find((framework) => framework.id === id);
   if (!found) throw new Error(`unknown framework ${id}`);
-  return dist ? { ...found, id: spec, name: `${found.name} (${dist})`, dist } : found;
+  return dist ? { ...found, id: spec, name: `${found.name} (${basename(dist)})`, dist } : found;
 };
 const frameworks = [null, variant("baseline"), ...chosen.filter((id) => id !== "baseline").map(variant)];
 const cases = ENDPOINTS.filter((e) => e.id !== "db-list" && (!values.only || values.only.split(",").includes(e.id)));
