@@ -1,4 +1,5 @@
 import { ConflictException, InputValidationException, UnprocessableEntityException } from "../../errors/exceptions";
+import { concatBytes } from "../request/body";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** An answer as stored for a key: replayed to every retry of the same request. */
@@ -203,13 +204,7 @@ async function readBounded(response: Response, limit: number): Promise<Uint8Arra
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, size);
 }
 
 /** A Response of a stored answer. */
