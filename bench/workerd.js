@@ -3,6 +3,7 @@
 //
 //   node workerd.js                  # 5 interleaved rounds of 10,000 requests per case and framework (--rounds=N)
 //   node workerd.js --quick          # 1 round of 2,000, to check the harness
+//   node workerd.js --only=bundle    # only the bundle table (no workerd started; no two-core check)
 //
 // workerd is pinned to core 0 and this process (the load, autocannon over keep-alive connections) to
 // core 1. An empty Worker answering "ok" is measured alike; "net" is a framework's CPU minus the empty
@@ -22,6 +23,9 @@ import { BENCH_DIR, ROOT_DIR } from "./lib/frameworks.js";
 import { ENDPOINTS } from "./lib/requests.js";
 
 const quick = process.argv.includes("--quick");
+const onlyArg = process.argv.find((arg) => arg.startsWith("--only="));
+const ONLY = onlyArg?.slice("--only=".length);
+if (ONLY !== undefined && ONLY !== "bundle") throw new Error(`--only takes "bundle", got ${ONLY}`);
 const roundsArg = process.argv.find((arg) => arg.startsWith("--rounds="));
 const ROUNDS = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : quick ? 1 : 5;
 const REQUESTS = quick ? 2_000 : 10_000;
@@ -221,6 +225,44 @@ function ownBytes(metafile) {
     .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
 }
 
+/** The bundle table's lines: each 3-route Worker minified and gzipped, its growth, specroute's own code; fills `result.bundle`. */
+function bundleTable(bundles, result) {
+  const lines = [];
+  const gzip = (code) => gzipSync(code).length;
+  const baseGzip = gzip(bundles.baseline.code);
+  const emptyGzip = gzip(bundles.empty.code);
+  lines.push(
+    "| 3-route Worker bundle | minified | gzip | gzip growth over bare Hono + zod | framework's own minified code |",
+    "|---|---|---|---|---|",
+  );
+  for (const framework of FRAMEWORKS) {
+    const { code, metafile } = bundles[framework.id];
+    const growth = gzip(code) - baseGzip;
+    const own = framework.id.startsWith("specroute") ? `${(ownBytes(metafile) / 1024).toFixed(1)} KiB` : "";
+    result.bundle[framework.id] = { minified: code.length, gzip: gzip(code), growth };
+    lines.push(
+      `| ${framework.name} | ${(code.length / 1024).toFixed(1)} KiB | ${(gzip(code) / 1024).toFixed(1)} KiB | ` +
+        `${framework.id === "baseline" ? "" : `${(growth / 1024).toFixed(1)} KiB`} | ${own} |`,
+    );
+  }
+  lines.push(`| empty Worker | | ${(emptyGzip / 1024).toFixed(2)} KiB | | |`);
+  return lines;
+}
+
+/** `--only=bundle`: the bundle table alone, written to results/workerd-bundle.md and .json. */
+async function bundleOnly() {
+  log(ensureBuilt(log));
+  const bundles = {};
+  for (const framework of FRAMEWORKS) bundles[framework.id] = await bundle(framework, "worker");
+  bundles.empty = await bundle(null, "worker");
+  const result = { bundle: {} };
+  const at = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const report = [`(${at} UTC)`, "", ...bundleTable(bundles, result)].join("\n");
+  console.log(report);
+  writeFileSync(join(BENCH_DIR, "results/workerd-bundle.md"), `${report}\n`);
+  writeFileSync(join(BENCH_DIR, "results/workerd-bundle.json"), `${JSON.stringify({ at, ...result }, null, 2)}\n`);
+}
+
 async function main() {
   if (availableParallelism() < 2) throw new Error("The workerd case pins workerd and the load to two cores");
   log(ensureBuilt(log));
@@ -291,25 +333,7 @@ async function main() {
     };
     lines.push(`| ${endpoint.id} | ${range("empty")} | ${FRAMEWORKS.map((f) => range(f.id)).join(" | ")} |`);
   }
-  const gzip = (code) => gzipSync(code).length;
-  const baseGzip = gzip(bundles.baseline.code);
-  const emptyGzip = gzip(bundles.empty.code);
-  lines.push(
-    "",
-    "| 3-route Worker bundle | minified | gzip | gzip growth over bare Hono + zod | framework's own minified code |",
-    "|---|---|---|---|---|",
-  );
-  for (const framework of FRAMEWORKS) {
-    const { code, metafile } = bundles[framework.id];
-    const growth = gzip(code) - baseGzip;
-    const own = framework.id.startsWith("specroute") ? `${(ownBytes(metafile) / 1024).toFixed(1)} KiB` : "";
-    result.bundle[framework.id] = { minified: code.length, gzip: gzip(code), growth };
-    lines.push(
-      `| ${framework.name} | ${(code.length / 1024).toFixed(1)} KiB | ${(gzip(code) / 1024).toFixed(1)} KiB | ` +
-        `${framework.id === "baseline" ? "" : `${(growth / 1024).toFixed(1)} KiB`} | ${own} |`,
-    );
-  }
-  lines.push(`| empty Worker | | ${(emptyGzip / 1024).toFixed(2)} KiB | | |`);
+  lines.push("", ...bundleTable(bundles, result));
   const report = lines.join("\n");
   console.log(report);
   const name = quick ? "workerd-quick" : "workerd";
@@ -317,4 +341,4 @@ async function main() {
   writeFileSync(join(BENCH_DIR, `results/${name}.json`), `${JSON.stringify({ at, samples, ...result }, null, 2)}\n`);
 }
 
-await main();
+await (ONLY === "bundle" ? bundleOnly() : main());

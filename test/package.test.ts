@@ -72,12 +72,30 @@ describe("package boundaries", () => {
   });
 });
 
+/** A Worker of `app` (TypeScript importing "specroute" from src/), minified: its code and the src files that gave it any. */
+async function workerBundle(app: string): Promise<{ code: string; inputs: string[] }> {
+  const { build } = await import("esbuild");
+  const result = await build({
+    stdin: { contents: app, resolveDir: root, loader: "ts" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    metafile: true,
+    alias: { specroute: join(root, "src/index.ts") },
+  });
+  // Files that contributed code to the output (the bundler reads more than it keeps).
+  const output = Object.values(result.metafile.outputs)[0]!;
+  const inputs = Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([file]) => file);
+  return { code: result.outputFiles[0]!.text, inputs };
+}
+
 describe("Workers bundle of a minimal app", () => {
   it("leaves out the SQL layer and any YAML library when the app uses neither", async () => {
-    const { build } = await import("esbuild");
-    const result = await build({
-      stdin: {
-        contents: `import { Hono } from "hono";
+    const { inputs } = await workerBundle(`import { Hono } from "hono";
 import { fromHono, OpenAPIRoute } from "specroute";
 import { z } from "zod";
 class Hello extends OpenAPIRoute {
@@ -86,26 +104,52 @@ class Hello extends OpenAPIRoute {
 }
 const app = new Hono();
 fromHono(app).get("/hello", Hello);
-export default app;`,
-        resolveDir: root,
-        loader: "ts",
-      },
-      bundle: true,
-      minify: true,
-      format: "esm",
-      platform: "browser",
-      write: false,
-      metafile: true,
-      alias: { specroute: join(root, "src/index.ts") },
-    });
-    // Files that contributed code to the output (the bundler reads more than it keeps).
-    const output = Object.values(result.metafile.outputs)[0]!;
-    const inputs = Object.entries(output.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([file]) => file);
+export default app;`);
     expect(inputs.filter((file) => file.includes("src/sql/"))).toEqual([]);
     expect(inputs.filter((file) => file.includes("node_modules/yaml/"))).toEqual([]);
     expect(inputs.filter((file) => file.includes("src/otel/") || file.includes("@opentelemetry"))).toEqual([]);
+  });
+
+  // What an app only gets by calling something (rateLimit(), idempotency(), an auto endpoint over a
+  // Standard model) comes with that call: a zod app that calls none bundles none of it.
+  const zodApp = `import { Hono } from "hono";
+import { contentJson, fromHono, OpenAPIRoute } from "specroute";
+import { z } from "zod";
+class CreateTask extends OpenAPIRoute {
+  schema = { request: { body: contentJson(z.object({ title: z.string() })) }, responses: {} };
+  async handle() { return (await this.getValidatedData()).body; }
+}
+const app = new Hono();
+fromHono(app).post("/tasks", CreateTask);
+export default app;`;
+
+  it("leaves out rate limiting and idempotency keys when no route declares them", async () => {
+    const { code } = await workerBundle(zodApp);
+    // Messages of the rate limit's 429 and document, and of the idempotency key's answers and parameter.
+    expect(code).not.toContain("Rate limit ");
+    expect(code).not.toContain("RateLimit-Policy");
+    expect(code).not.toContain("was used for another request");
+    expect(code).not.toContain("Makes a retry safe");
+  });
+
+  it("leaves out schema composition when the app composes no schema", async () => {
+    const { inputs } = await workerBundle(zodApp);
+    expect(inputs.filter((file) => file.includes("src/schema/composed"))).toEqual([]);
+  });
+
+  it("bundles rate limiting and idempotency keys with the app that declares them", async () => {
+    const { code } = await workerBundle(`import { Hono } from "hono";
+import { fromHono, idempotency, memoryRateLimitStore, OpenAPIRoute, rateLimit } from "specroute";
+const once = idempotency({ store: { claim: async () => ({ state: "claimed" }), complete: async () => {}, release: async () => {} } });
+class Create extends OpenAPIRoute {
+  schema = { idempotency: once, responses: {} };
+  async handle() { return {}; }
+}
+const app = new Hono();
+fromHono(app, { rateLimit: rateLimit({ limit: 5, windowSeconds: 60, store: memoryRateLimitStore() }) }).post("/x", Create);
+export default app;`);
+    expect(code).toContain("Rate limit ");
+    expect(code).toContain("was used for another request");
   });
 });
 

@@ -7,7 +7,7 @@ import { htmlDocument, scriptTag } from "./page";
  * 1.46.4): system fonts instead of fonts.scalar.com, no "Ask AI" agent (it queries api.scalar.com
  * through proxy.scalar.com), no telemetry. No `proxyUrl`, so "Test request" calls the API directly.
  */
-export const SCALAR_SELF_HOSTED_CONFIGURATION = Object.freeze({
+export const SCALAR_SELF_HOSTED_CONFIGURATION = /* @__PURE__ */ Object.freeze({
   withDefaultFonts: false,
   agent: { disabled: true },
   telemetry: false,

@@ -8,10 +8,10 @@ import type { ResponseConfig } from "../core/schema-types";
 import { PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 
 // RFC 9110 §8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text.
-const ENTITY_TAG = String.raw`(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"`;
+// Written as literals (not built with `new RegExp` at load) so a bundle that reads none of them drops them.
+const TAG = /(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"/g;
 // `*`, or a comma-separated list of entity tags (Headers joins repeated fields with ", ").
-const TAG_LIST = new RegExp(String.raw`^(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)$`);
-const TAG = new RegExp(ENTITY_TAG, "g");
+const TAG_LIST = /^(?:\*|(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"(?:[ \t]*,[ \t]*(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*")*)$/;
 const STRONG_TAG = /^"[\x21\x23-\x7E\x80-\xFF]*"$/;
 
 const TAG_LIST_MESSAGE = 'must be * or a comma-separated list of quoted entity tags, e.g. "v2", W/"x"';

@@ -13,10 +13,8 @@ import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions"
 import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
 import { frameworkResponses, isAutomatic } from "./automatic-responses";
 import { ComponentCollector } from "./components";
-import { idempotencyParameter, withIdempotencyResponses } from "./idempotency";
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
-import { withRateLimitResponses } from "./rate-limit";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 
 type Json = Record<string, unknown>;
@@ -151,16 +149,17 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   const given = (schema.parameters ?? []).map((parameter) => adaptParameter(parameter, ctx.version));
   const parameters = [...given, ...buildParameters(schema.request, ctx)];
   if (schema.idempotency && !parameters.some((p) => String(p.name).toLowerCase() === "idempotency-key")) {
-    parameters.push(idempotencyParameter(schema.idempotency));
+    parameters.push(schema.idempotency.documentParameter());
   }
   if (parameters.length > 0) operation.parameters = parameters;
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
   const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
-  const keyed = schema.idempotency ? withIdempotencyResponses(answered) : answered;
+  // A policy writes what it adds to the route's document, so its code comes only with the policy.
+  const keyed = schema.idempotency ? schema.idempotency.documentResponses(answered) : answered;
   const limit = schema.rateLimit;
-  const responses = typeof limit === "object" ? withRateLimitResponses(keyed, limit) : keyed;
+  const responses = typeof limit === "object" ? limit.documentResponses(keyed) : keyed;
   operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;

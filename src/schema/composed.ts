@@ -1,6 +1,14 @@
 import type { z } from "zod";
 import type { ConvertedSchema, SchemaIO, SchemaObject } from "./schema-object";
-import type { ColumnKind, FieldKind, FileConstraints, SchemaSeam, SchemaTarget, UnwrapSide } from "./seam";
+import {
+  type ColumnKind,
+  type FieldKind,
+  type FileConstraints,
+  OWN_SEAM,
+  type SchemaSeam,
+  type SchemaTarget,
+  type UnwrapSide,
+} from "./seam";
 import { MEMBER, type StandardMember } from "./standard/json-view";
 import { checkThroughParent, type MemberEntry, type MemberVerdicts } from "./standard/member";
 import type { StandardIssue, StandardJsonSchema, StandardResult } from "./standard/spec";
@@ -37,6 +45,8 @@ const COMPOSED: unique symbol = Symbol("specroute.composed");
 
 interface Composed extends StandardJsonSchema {
   readonly [COMPOSED]: Inside;
+  /** The seam's dispatch finds `composedSeam` here, so only an app that composes schemas bundles it. */
+  readonly [OWN_SEAM]: SchemaSeam<Schema>;
 }
 
 interface Inside {
@@ -53,6 +63,7 @@ export function isComposed(value: unknown): value is Composed {
 function compose(members: SchemaSeam<Schema>, node: Node, notes: Notes = {}): Schema {
   const self: Composed = Object.freeze({
     [COMPOSED]: Object.freeze({ node, notes, members }),
+    [OWN_SEAM]: composedSeam,
     "~standard": Object.freeze({
       version: 1 as const,
       vendor: "specroute",

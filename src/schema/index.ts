@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { composedSeam, composer, isComposed } from "./composed";
-import type { SchemaSeam } from "./seam";
+import { composer } from "./composed";
+import { ownSeamOf, type SchemaSeam } from "./seam";
 import { isStandardJsonSchema, lacksJsonSchema } from "./standard/json-view";
 import { standardSeam } from "./standard/standard-seam";
 import { zodSeam } from "./zod/zod-seam";
@@ -34,11 +34,12 @@ export type { StandardJsonSchema };
 const standard = standardSeam as unknown as SchemaSeam<z.ZodType>;
 
 /**
- * The seam that answers for `schema`: the composed one for a schema specroute built from members,
+ * The seam that answers for `schema`: the one a schema specroute built from members carries (composed),
  * zod's for a zod schema (before the Standard one: zod 4.2+ is a Standard schema too), else the Standard one.
  */
 function seamOf(schema: unknown): SchemaSeam<z.ZodType> {
-  if (isComposed(schema)) return composedSeam;
+  const own = ownSeamOf<z.ZodType>(schema);
+  if (own) return own;
   return zodSeam.isSchema(schema) || !standard.isSchema(schema) ? zodSeam : standard;
 }
 
@@ -54,7 +55,7 @@ function seamOf(schema: unknown): SchemaSeam<z.ZodType> {
 export const seam: SchemaSeam<z.ZodType> = {
   name: "zod or Standard Schema",
   isSchema: (value: unknown): value is z.ZodType =>
-    zodSeam.isSchema(value) || standard.isSchema(value) || isComposed(value),
+    zodSeam.isSchema(value) || standard.isSchema(value) || ownSeamOf(value) !== undefined,
   unwrap: (schema, side) => seamOf(schema).unwrap(schema, side),
   objectShape: (schema) => seamOf(schema).objectShape(schema),
   acceptsUndefined: (schema) => seamOf(schema).acceptsUndefined(schema),

@@ -79,3 +79,14 @@ export interface SchemaSeam<S> {
   /** Whether `err` is the library's refusal to parse an async schema synchronously. */
   isAsyncParseError(err: unknown): boolean;
 }
+
+/**
+ * Where a schema specroute builds (composed.ts) holds the seam that answers for it, so the dispatch
+ * (`schema/index.ts`) reaches that seam's code through the schema and an app that builds none bundles none.
+ */
+export const OWN_SEAM: unique symbol = Symbol("specroute.seam");
+
+/** The seam a schema carries under {@link OWN_SEAM}, or undefined. */
+export function ownSeamOf<S>(value: unknown): SchemaSeam<S> | undefined {
+  return typeof value === "object" && value !== null ? (value as { [OWN_SEAM]?: SchemaSeam<S> })[OWN_SEAM] : undefined;
+}

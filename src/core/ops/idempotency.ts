@@ -1,4 +1,6 @@
 import { ConflictException, InputValidationException, UnprocessableEntityException } from "../../errors/exceptions";
+import { concatBytes } from "../request/body";
+import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** An answer as stored for a key: replayed to every retry of the same request. */
 export interface StoredAnswer {
@@ -43,6 +45,17 @@ export interface IdempotencyPolicy {
   readonly maxAnswerBytes: number;
   /** Whether a request without `Idempotency-Key` is refused (400). */
   readonly required: boolean;
+  /**
+   * Runs `execute` at most once per key: claims the key, runs, stores the answer; or answers from what the
+   * key holds. Without a key the request runs as it is (400 when the policy requires one).
+   */
+  run(request: IdempotentRequest, execute: () => Response | Promise<Response>): Promise<Response>;
+  /** The `Idempotency-Key` header parameter of a route that takes one (draft-ietf-httpapi-idempotency-key-header). */
+  documentParameter(): Record<string, unknown>;
+  /** A route's documented responses with the answers its `Idempotency-Key` may bring (400, 409, 422), where it declares none. */
+  documentResponses<R extends DocumentedResponse>(
+    responses: DocumentedResponses<R> | undefined,
+  ): DocumentedResponses<R>;
 }
 
 /** Options of {@link idempotency}. */
@@ -79,16 +92,23 @@ export function idempotency(options: IdempotencyOptions): IdempotencyPolicy {
     throw new Error("idempotency maxAnswerBytes must be a non-negative integer");
   if (typeof options.store?.claim !== "function")
     throw new Error("idempotency store must have claim(), complete() and release()");
-  return Object.freeze({
+  // The policy carries what idempotency keys do (the pipeline and the document call it), so an app that
+  // declares none bundles none of it.
+  const policy: IdempotencyPolicy = Object.freeze({
     store: options.store,
     expiresSeconds,
     keepHeaders: Object.freeze((options.keepHeaders ?? []).map((name) => name.toLowerCase())),
     maxAnswerBytes,
     required: options.required ?? false,
+    run: (request: IdempotentRequest, execute: () => Response | Promise<Response>) =>
+      runIdempotent(policy, request, execute),
+    documentParameter: () => idempotencyParameter(policy),
+    documentResponses: withIdempotencyResponses,
   });
+  return policy;
 }
 
-/** What the pipeline hands {@link runIdempotent} of one validated request. */
+/** What the pipeline hands a policy's `run` of one validated request. */
 export interface IdempotentRequest {
   key: string | null;
   request: Request;
@@ -96,11 +116,8 @@ export interface IdempotentRequest {
   env: unknown;
 }
 
-/**
- * Runs `execute` at most once per key: claims the key, runs, stores the answer; or answers from what the
- * key holds. Without a key the request runs as it is (400 when the policy requires one).
- */
-export async function runIdempotent(
+/** Runs `execute` at most once per key (the policy's `run`). */
+async function runIdempotent(
   policy: IdempotencyPolicy,
   { key, request, bodyBytes, env }: IdempotentRequest,
   execute: () => Response | Promise<Response>,
@@ -187,13 +204,7 @@ async function readBounded(response: Response, limit: number): Promise<Uint8Arra
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, size);
 }
 
 /** A Response of a stored answer. */
@@ -213,4 +224,32 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
+}
+
+/** The `Idempotency-Key` header parameter (the policy's `documentParameter`). */
+function idempotencyParameter(policy: IdempotencyPolicy): Record<string, unknown> {
+  return {
+    name: "Idempotency-Key",
+    in: "header",
+    required: policy.required,
+    description: `Makes a retry safe: a retry with the same key and the same request gets the first answer (kept ${policy.expiresSeconds} s); the same key on another request is a 422, one still being processed a 409.`,
+    schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY },
+  };
+}
+
+/** A route's responses with the answers its key may bring (the policy's `documentResponses`). */
+function withIdempotencyResponses<R extends DocumentedResponse>(
+  responses: DocumentedResponses<R> | undefined,
+): DocumentedResponses<R> {
+  const result = { ...responsesOrDefault(responses) };
+  const [conflict] = Object.values(ConflictException.schema());
+  const [unprocessable] = Object.values(UnprocessableEntityException.schema());
+  // Exceptions' entries are Response Objects the document reads as it reads the route's own.
+  const added = {
+    ...InputValidationException.schema(),
+    "409": { ...conflict!, description: "A request with this Idempotency-Key is still being processed" },
+    "422": { ...unprocessable!, description: "This Idempotency-Key was used for another request" },
+  } as unknown as DocumentedResponses<R>;
+  for (const [status, config] of Object.entries(added)) if (!(status in result)) result[status] = config;
+  return result;
 }

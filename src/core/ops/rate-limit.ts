@@ -1,4 +1,6 @@
 import { TooManyRequestsException } from "../../errors/exceptions";
+import { seam } from "../../schema";
+import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** What a rate limit's key function sees of one request: it runs after authentication. */
 export interface RateLimitContext {
@@ -48,6 +50,17 @@ export interface RateLimitPolicy extends RateLimitWindow {
   readonly store: RateLimitStore;
   /** `"default";q=100;w=60`, written once. */
   readonly policyHeader: string;
+  /**
+   * Counts the request: the state to write on its answer, or undefined when its key exempts it; a refused
+   * request throws a 429 carrying `Retry-After` and the headers.
+   */
+  count(ctx: RateLimitContext): Promise<RateLimitState | undefined>;
+  /** `response` with the RateLimit headers of what `count` answered; a copy when its headers cannot be changed. */
+  withHeaders(response: Response, state: RateLimitState | undefined): Response;
+  /** A limited route's documented responses: each with the RateLimit headers, and the 429 added. */
+  documentResponses<R extends DocumentedResponse>(
+    responses: DocumentedResponses<R> | undefined,
+  ): DocumentedResponses<R>;
 }
 
 /** Options of {@link rateLimit}. */
@@ -79,14 +92,21 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     if (!Number.isInteger(value) || value < 1) throw new Error(`rateLimit ${field} must be a positive integer`);
   }
   if (typeof options.store?.hit !== "function") throw new Error("rateLimit store must have a hit() method");
-  return Object.freeze({
+  // The policy carries what limiting does (the pipeline and the document call it), so an app that
+  // declares no rate limit bundles none of it.
+  const policy: RateLimitPolicy = Object.freeze({
     name,
     limit: options.limit,
     windowSeconds: options.windowSeconds,
     key: options.key ?? clientIp,
     store: options.store,
     policyHeader: `"${name}";q=${options.limit};w=${options.windowSeconds}`,
+    count: (ctx: RateLimitContext) => countRequest(policy, ctx),
+    withHeaders: withRateLimitHeaders,
+    documentResponses: <R extends DocumentedResponse>(responses: DocumentedResponses<R> | undefined) =>
+      withRateLimitResponses(responses, policy),
   });
+  return policy;
 }
 
 /**
@@ -106,14 +126,8 @@ export interface RateLimitState {
   readonly outcome: RateLimitOutcome;
 }
 
-/**
- * Counts the request against `policy`: the state to write on its answer, or undefined when its key
- * exempts it; a refused request throws a 429 carrying `Retry-After` and the headers.
- */
-export async function countRequest(
-  policy: RateLimitPolicy,
-  ctx: RateLimitContext,
-): Promise<RateLimitState | undefined> {
+/** Counts the request against `policy` (its `count`). */
+async function countRequest(policy: RateLimitPolicy, ctx: RateLimitContext): Promise<RateLimitState | undefined> {
   const key = policy.key(ctx);
   if (key === undefined) return undefined;
   const outcome = await policy.store.hit(`${policy.name}:${key}`, policy, ctx);
@@ -128,7 +142,7 @@ export async function countRequest(
 }
 
 /** `RateLimit-Policy` always; `RateLimit` when the store told what is left (draft-ietf-httpapi-ratelimit-headers). */
-export function rateLimitHeaders({ policy, outcome }: RateLimitState): Record<string, string> {
+function rateLimitHeaders({ policy, outcome }: RateLimitState): Record<string, string> {
   const headers: Record<string, string> = { "ratelimit-policy": policy.policyHeader };
   if (outcome.remaining !== undefined) {
     const reset = Math.max(0, Math.ceil(outcome.resetSeconds ?? policy.windowSeconds));
@@ -138,7 +152,7 @@ export function rateLimitHeaders({ policy, outcome }: RateLimitState): Record<st
 }
 
 /** `response` with the rate limit headers; a copy when its headers cannot be changed (a fetched Response). */
-export function withRateLimitHeaders(response: Response, state: RateLimitState | undefined): Response {
+function withRateLimitHeaders(response: Response, state: RateLimitState | undefined): Response {
   if (state === undefined) return response;
   const headers = Object.entries(rateLimitHeaders(state));
   try {
@@ -171,3 +185,43 @@ export function closestRateLimit(layers: readonly { rateLimit?: RateLimitDeclara
  * `boolean` so that `schema = { rateLimit: false }` compiles as a class field; `true` is refused).
  */
 export type RateLimitDeclaration = RateLimitPolicy | boolean;
+
+/** The headers every answer of a limited route carries (draft-ietf-httpapi-ratelimit-headers). */
+function documentedHeaders(policy: RateLimitPolicy): Record<string, unknown> {
+  return {
+    "RateLimit-Policy": {
+      description: `The quota policy: \`${policy.policyHeader}\` (${policy.limit} requests per ${policy.windowSeconds} s)`,
+      schema: { type: "string" },
+    },
+    RateLimit: {
+      description: `What is left of the quota: \`"${policy.name}";r=<remaining>;t=<seconds to reset>\`, when the store counts it`,
+      schema: { type: "string" },
+    },
+  };
+}
+
+/**
+ * A limited route's responses (its policy's `documentResponses`): each written one (not a shared `$ref`,
+ * nor described by a zod headers object) with the RateLimit headers, and the 429 with `Retry-After` added.
+ */
+function withRateLimitResponses<R extends DocumentedResponse>(
+  responses: DocumentedResponses<R> | undefined,
+  policy: RateLimitPolicy,
+): DocumentedResponses<R> {
+  const headers = documentedHeaders(policy);
+  const result: DocumentedResponses<R> = {};
+  for (const [status, config] of Object.entries(responsesOrDefault(responses))) {
+    const plain = !seam.isSchema(config.headers) && !Object.isFrozen(config);
+    result[status] = plain ? { ...config, headers: { ...headers, ...(config.headers as object | undefined) } } : config;
+  }
+  if (!("429" in result)) {
+    const [entry] = Object.values(TooManyRequestsException.schema());
+    // An exception's entry is a Response Object the document reads as it reads the route's own.
+    result["429"] = {
+      ...entry!,
+      description: `Over the rate limit "${policy.name}": ${policy.limit} requests per ${policy.windowSeconds} s`,
+      headers: { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } }, ...headers },
+    } as unknown as R;
+  }
+  return result;
+}

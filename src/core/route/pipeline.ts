@@ -1,8 +1,6 @@
 import { isApiException, ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
-import { runIdempotent } from "../ops/idempotency";
-import { withRateLimitHeaders } from "../ops/rate-limit";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
@@ -53,11 +51,12 @@ function runLimited(
   incoming: IncomingRequest,
   span: TraceSpan | undefined,
 ): Response | Promise<Response> {
-  if (route.plan.rateLimit === null) return run(route, served, incoming, undefined, span);
+  const policy = route.plan.rateLimit;
+  if (policy === null) return run(route, served, incoming, undefined, span);
   const state: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
   const answer = run(route, served, incoming, state, span);
   const withHeaders = (response: Response) =>
-    response.status < 400 ? withRateLimitHeaders(response, state.rateLimit) : response;
+    response.status < 400 ? policy.withHeaders(response, state.rateLimit) : response;
   return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
 }
 
@@ -117,9 +116,9 @@ function handleValidated(
     env: route.plan.bindingsOf(incoming.args),
   };
   // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
-  return runIdempotent(policy, request, execute).catch((thrown) =>
-    fromRoute ? Promise.reject(thrown) : fail(route, ctx, incoming, thrown, false),
-  );
+  return policy
+    .run(request, execute)
+    .catch((thrown) => (fromRoute ? Promise.reject(thrown) : fail(route, ctx, incoming, thrown, false)));
 }
 
 function handleRequest(

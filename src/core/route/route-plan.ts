@@ -6,7 +6,6 @@ import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard }
 import type { IdempotencyPolicy } from "../ops/idempotency";
 import {
   closestRateLimit,
-  countRequest,
   type RateLimitDeclaration,
   type RateLimitPolicy,
   type RateLimitState,
@@ -167,7 +166,7 @@ export class RoutePlan {
     if (policy === null) return this.parseAll(incoming, result);
     const { request, args } = incoming;
     const ctx = { request, args, principal: result.principal, env: this.bindingsOf(args) };
-    return countRequest(policy, ctx).then((state) => {
+    return policy.count(ctx).then((state) => {
       result.rateLimit = state;
       return this.parseFrom(0, incoming, result, []);
     });
