@@ -222,9 +222,11 @@ function withFrameworkResponses(
     return Object.fromEntries(Object.entries(responses).filter(([, config]) => !isAutomatic(config)));
   }
   const automatic = frameworkResponses(schema, enforced, negotiates);
-  if (Object.keys(automatic).length === 0) return responses;
+  if (automatic.length === 0) return responses;
   const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
-  return { ...declared, ...Object.fromEntries(Object.entries(automatic).filter(([status]) => !(status in declared))) };
+  const merged = { ...declared };
+  for (const [status, config] of automatic) if (!(status in declared)) merged[status] = config;
+  return merged;
 }
 
 /** A negotiated 200 says `Vary: Accept`, as it is served, so caches keep one answer per format. */
@@ -356,7 +358,8 @@ function describeSchema(schema: unknown, io: SchemaIO, ctx: BuildContext): Json 
 function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
   if (!responses || Object.keys(responses).length === 0) return buildResponses(DEFAULT_RESPONSES, ctx);
   const result: Json = {};
-  for (const [status, config] of Object.entries(responses)) {
+  for (const status of Object.keys(responses)) {
+    const config = responses[status]!;
     const shared = sharedResponseName(config);
     if (shared === undefined) {
       result[status] = buildResponse(config, ctx, `responses[${JSON.stringify(status)}]`);
