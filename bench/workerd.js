@@ -3,12 +3,14 @@
 //
 //   node workerd.js                  # 5 interleaved rounds of 10,000 requests per case and framework (--rounds=N)
 //   node workerd.js --quick          # 1 round of 2,000, to check the harness
+//   node workerd.js --only=document  # some cases only (throughput, startup, document); writes results/workerd-partial.*
 //   node workerd.js --only=bundle    # only the bundle table (no workerd started; no two-core check)
 //
 // workerd is pinned to core 0 and this process (the load, autocannon over keep-alive connections) to
 // core 1. An empty Worker answering "ok" is measured alike; "net" is a framework's CPU minus the empty
 // Worker's: what the framework and its handler add. It also times the 200-route start-up (process start
-// to the first answer, in workerd CPU) and sizes each 3-route Worker bundle.
+// to the first answer, in workerd CPU), the 200-route first document (process start to the first
+// GET /openapi.json answer, registration included) and sizes each 3-route Worker bundle.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,14 +25,22 @@ import { BENCH_DIR, ROOT_DIR } from "./lib/frameworks.js";
 import { ENDPOINTS } from "./lib/requests.js";
 
 const quick = process.argv.includes("--quick");
-const onlyArg = process.argv.find((arg) => arg.startsWith("--only="));
-const ONLY = onlyArg?.slice("--only=".length);
-if (ONLY !== undefined && ONLY !== "bundle") throw new Error(`--only takes "bundle", got ${ONLY}`);
 const roundsArg = process.argv.find((arg) => arg.startsWith("--rounds="));
 const ROUNDS = roundsArg ? Number(roundsArg.slice("--rounds=".length)) : quick ? 1 : 5;
 const REQUESTS = quick ? 2_000 : 10_000;
 const WARMUP = quick ? 500 : 2_000;
 const STARTUPS = quick ? 1 : 3;
+const DOCUMENTS = quick ? 1 : 5;
+const ALL_CASES = ["throughput", "startup", "document"];
+const onlyArg = process.argv.find((arg) => arg.startsWith("--only="));
+const only = onlyArg ? onlyArg.slice("--only=".length).split(",") : ALL_CASES;
+// `bundle` alone sizes the bundles without starting workerd (see bundleOnly); every run sizes them too.
+const bundleAlone = only.length === 1 && only[0] === "bundle";
+for (const name of only) {
+  if (!ALL_CASES.includes(name) && !bundleAlone)
+    throw new Error(`Unknown case ${name}; cases: ${ALL_CASES}, or bundle alone`);
+}
+const DOCUMENT_ROUTES = 200;
 const CONNECTIONS = 8;
 const WORK_DIR = join(BENCH_DIR, "results/raw/workerd");
 const require = createRequire(join(ROOT_DIR, "package.json"));
@@ -39,10 +49,16 @@ const WORKERD = join(require.resolve("workerd/package.json"), "../bin/workerd");
 /** The Workers measured: the module each is built from, and how its app becomes a Worker. */
 const FRAMEWORKS = [
   { id: "baseline", name: "bare Hono + zod", module: "./apps/hono-zod.js" },
-  { id: "specroute-hono", name: "specroute on Hono", module: "./apps/specroute-hono.js" },
-  { id: "specroute-itty", name: "specroute on itty-router", module: "./apps/specroute-itty.js", itty: true },
-  { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js" },
-  { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js" },
+  { id: "specroute-hono", name: "specroute on Hono", module: "./apps/specroute-hono.js", document: true },
+  {
+    id: "specroute-itty",
+    name: "specroute on itty-router",
+    module: "./apps/specroute-itty.js",
+    itty: true,
+    document: true,
+  },
+  { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js", document: true },
+  { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js", document: true },
 ];
 const CASES = ENDPOINTS.filter((endpoint) => endpoint.id !== "db-list");
 
@@ -89,7 +105,7 @@ function freePort() {
   });
 }
 
-/** Starts workerd on core 0 serving `code`; resolves once it answers. */
+/** Starts workerd on core 0 serving `code`; resolves once it answers `probe`, with that first answer. */
 async function startWorkerd(id, code, probe = "/__ready") {
   const dir = join(WORK_DIR, id);
   mkdirSync(dir, { recursive: true });
@@ -120,8 +136,9 @@ const worker :Workerd.Worker = (
   for (let attempt = 0; attempt < 400; attempt++) {
     if (child.exitCode !== null) throw new Error(`workerd (${id}) exited: ${stderr}`);
     try {
-      await (await fetch(`${origin}${probe}`)).arrayBuffer();
-      return { child, origin, stop: () => stopped(child) };
+      const response = await fetch(`${origin}${probe}`);
+      const first = { status: response.status, text: await response.text() };
+      return { child, origin, first, stop: () => stopped(child) };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -213,8 +230,38 @@ async function startup(id, code) {
   return median(runs);
 }
 
+/**
+ * workerd CPU from process start to the first GET /openapi.json answer of the 200-route app, in ns, per
+ * process: `codes` (id → Worker) started in turn, DOCUMENTS times, so every framework meets the same
+ * machine. The empty Worker's "ok" is its start-up alone, taken alike in the same rounds.
+ */
+async function firstDocument(codes) {
+  const runs = {};
+  for (let run = 0; run < DOCUMENTS; run++) {
+    for (const [id, code] of Object.entries(codes)) {
+      const worker = await startWorkerd(`${id}-document-${run}`, code, "/openapi.json");
+      const cpu = cpuNs(worker.child.pid);
+      await worker.stop();
+      if (id !== "empty") checkDocument(id, worker.first);
+      runs[id] = [...(runs[id] ?? []), cpu];
+      log(`  process ${run + 1} ${id.padEnd(15)} ${(cpu / 1e6).toFixed(1)} ms`);
+    }
+  }
+  return runs;
+}
+
+/** The first answer must be the whole document: a 200 with one operation per route. */
+function checkDocument(id, { status, text }) {
+  if (status !== 200) throw new Error(`${id}: GET /openapi.json answered ${status}: ${text.slice(0, 200)}`);
+  const operations = Object.values(JSON.parse(text).paths ?? {}).reduce((n, item) => n + Object.keys(item).length, 0);
+  if (operations !== DOCUMENT_ROUTES) {
+    throw new Error(`${id}: the document has ${operations} operations, expected ${DOCUMENT_ROUTES}`);
+  }
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const us = (ns) => `${(ns / 1000).toFixed(1)} µs`;
+const ms = (ns) => `${(ns / 1e6).toFixed(1)} ms`;
 const ratio = (value, base) => `${(value / base).toFixed(2)}×`;
 
 /** specroute's own bytes in a bundle: the minified output of its modules (src/ or dist/, whichever resolved). */
@@ -271,34 +318,48 @@ async function main() {
   const bundles = {};
   for (const framework of FRAMEWORKS) bundles[framework.id] = await bundle(framework, "worker");
   bundles.empty = await bundle(null, "worker");
+  const generated = {};
+  for (const framework of FRAMEWORKS) generated[framework.id] = (await bundle(framework, "generated")).code;
 
-  log("throughput (workerd CPU per request) ...");
-  const workers = {};
-  let samples;
-  try {
-    for (const [id, { code }] of Object.entries(bundles)) workers[id] = await startWorkerd(id, code);
-    for (const framework of FRAMEWORKS) await checkAnswers(workers[framework.id].origin, framework.id);
-    samples = await throughput(workers);
-  } finally {
-    await Promise.all(Object.values(workers).map((worker) => worker.stop()));
+  let samples = {};
+  if (only.includes("throughput")) {
+    log("throughput (workerd CPU per request) ...");
+    const workers = {};
+    try {
+      for (const [id, { code }] of Object.entries(bundles)) workers[id] = await startWorkerd(id, code);
+      for (const framework of FRAMEWORKS) await checkAnswers(workers[framework.id].origin, framework.id);
+      samples = await throughput(workers);
+    } finally {
+      await Promise.all(Object.values(workers).map((worker) => worker.stop()));
+    }
   }
 
-  log("start-up (200 routes, workerd CPU to the first answer) ...");
-  const startups = { empty: await startup("empty", bundles.empty.code) };
-  for (const framework of FRAMEWORKS) {
-    startups[framework.id] = await startup(framework.id, (await bundle(framework, "generated")).code);
+  const startups = {};
+  if (only.includes("startup")) {
+    log("start-up (200 routes, workerd CPU to the first answer) ...");
+    startups.empty = await startup("empty", bundles.empty.code);
+    for (const framework of FRAMEWORKS) startups[framework.id] = await startup(framework.id, generated[framework.id]);
+  }
+
+  let documents = {};
+  if (only.includes("document")) {
+    log("first document (200 routes, workerd CPU to the first GET /openapi.json answer) ...");
+    const codes = { empty: bundles.empty.code };
+    for (const framework of FRAMEWORKS) if (framework.document) codes[framework.id] = generated[framework.id];
+    documents = await firstDocument(codes);
   }
 
   const lines = [];
   const at = new Date().toISOString().slice(0, 16).replace("T", " ");
-  lines.push(`workerd ${require("workerd/package.json").version}, ${ROUNDS} round(s) of ${REQUESTS} requests per case`);
+  const what = only.includes("throughput") ? `${ROUNDS} round(s) of ${REQUESTS} requests per case` : only.join(", ");
+  lines.push(`workerd ${require("workerd/package.json").version}, ${what}`);
   lines.push(`(${at} UTC; load average ${startLoad.toFixed(1)} → ${loadavg()[0].toFixed(1)})`, "");
   lines.push(
     "| workerd CPU per request | empty Worker | " + FRAMEWORKS.map((f) => f.name).join(" | ") + " |",
     "|---|---|" + FRAMEWORKS.map(() => "---").join("|") + "|",
   );
-  const result = { cases: {}, startup: {}, bundle: {} };
-  for (const endpoint of CASES) {
+  const result = { cases: {}, startup: {}, document: {}, bundle: {} };
+  for (const endpoint of only.includes("throughput") ? CASES : []) {
     const empty = median(samples[`${endpoint.id}:empty`]);
     const base = median(samples[`${endpoint.id}:baseline`]);
     const cells = FRAMEWORKS.map((framework) => {
@@ -309,36 +370,69 @@ async function main() {
     });
     lines.push(`| ${endpoint.name} | ${us(empty)} | ${cells.join(" | ")} |`);
   }
-  const startBase = startups.baseline - startups.empty;
-  lines.push(
-    `| 200-route start-up, net | ${(startups.empty / 1e6).toFixed(1)} ms (total) | ` +
-      FRAMEWORKS.map((framework) => {
-        const net = startups[framework.id] - startups.empty;
-        result.startup[framework.id] = net;
-        return `${(net / 1e6).toFixed(1)} ms${framework.id === "baseline" ? "" : ` (${ratio(net, startBase)})`}`;
-      }).join(" | ") +
-      " |",
-  );
-  lines.push(
-    "",
-    "Each cell above is the median of the rounds; the rounds ranged (min–max, µs):",
-    "",
-    `| case | empty Worker | ${FRAMEWORKS.map((f) => f.name).join(" | ")} |`,
-    `|---|---|${FRAMEWORKS.map(() => "---").join("|")}|`,
-  );
-  for (const endpoint of CASES) {
-    const range = (id) => {
-      const values = samples[`${endpoint.id}:${id}`];
-      return `${(Math.min(...values) / 1000).toFixed(1)}–${(Math.max(...values) / 1000).toFixed(1)}`;
-    };
-    lines.push(`| ${endpoint.id} | ${range("empty")} | ${FRAMEWORKS.map((f) => range(f.id)).join(" | ")} |`);
+  if (only.includes("startup")) {
+    const startBase = startups.baseline - startups.empty;
+    lines.push(
+      `| 200-route start-up, net | ${ms(startups.empty)} (total) | ` +
+        FRAMEWORKS.map((framework) => {
+          const net = startups[framework.id] - startups.empty;
+          result.startup[framework.id] = net;
+          return `${ms(net)}${framework.id === "baseline" ? "" : ` (${ratio(net, startBase)})`}`;
+        }).join(" | ") +
+        " |",
+    );
+  }
+  if (only.includes("document")) {
+    // Each framework's median over its processes, net of the empty Worker's median; the ratio is to chanfana's.
+    const empty = median(documents.empty);
+    const net = (id) => median(documents[id]) - empty;
+    lines.push(
+      `| 200-route first document, registration included, net (ratio to chanfana) | ${ms(empty)} (total) | ` +
+        FRAMEWORKS.map((framework) => {
+          if (!framework.document) return "";
+          result.document[framework.id] = { ns: median(documents[framework.id]), net: net(framework.id) };
+          return `${ms(net(framework.id))} (${ratio(net(framework.id), net("chanfana"))})`;
+        }).join(" | ") +
+        " |",
+    );
+    result.document.empty = { ns: empty };
+  }
+  if (only.includes("throughput")) {
+    lines.push(
+      "",
+      "Each cell above is the median of the rounds; the rounds ranged (min–max, µs):",
+      "",
+      `| case | empty Worker | ${FRAMEWORKS.map((f) => f.name).join(" | ")} |`,
+      `|---|---|${FRAMEWORKS.map(() => "---").join("|")}|`,
+    );
+    for (const endpoint of CASES) {
+      const range = (id) => {
+        const values = samples[`${endpoint.id}:${id}`];
+        return `${(Math.min(...values) / 1000).toFixed(1)}–${(Math.max(...values) / 1000).toFixed(1)}`;
+      };
+      lines.push(`| ${endpoint.id} | ${range("empty")} | ${FRAMEWORKS.map((f) => range(f.id)).join(" | ")} |`);
+    }
+  }
+  if (only.includes("document")) {
+    const range = (id) => (documents[id] ? `${ms(Math.min(...documents[id]))}–${ms(Math.max(...documents[id]))}` : "");
+    lines.push(
+      "",
+      `The first document's ${DOCUMENTS} processes per Worker ranged (min–max, total workerd CPU):`,
+      "",
+      `| case | empty Worker | ${FRAMEWORKS.map((f) => f.name).join(" | ")} |`,
+      `|---|---|${FRAMEWORKS.map(() => "---").join("|")}|`,
+      `| document | ${range("empty")} | ${FRAMEWORKS.map((f) => range(f.id)).join(" | ")} |`,
+    );
   }
   lines.push("", ...bundleTable(bundles, result));
   const report = lines.join("\n");
   console.log(report);
-  const name = quick ? "workerd-quick" : "workerd";
+  const name = quick ? "workerd-quick" : onlyArg ? "workerd-partial" : "workerd";
   writeFileSync(join(BENCH_DIR, `results/${name}.md`), `${report}\n`);
-  writeFileSync(join(BENCH_DIR, `results/${name}.json`), `${JSON.stringify({ at, samples, ...result }, null, 2)}\n`);
+  writeFileSync(
+    join(BENCH_DIR, `results/${name}.json`),
+    `${JSON.stringify({ at, samples, documents, ...result }, null, 2)}\n`,
+  );
 }
 
-await (ONLY === "bundle" ? bundleOnly() : main());
+await (bundleAlone ? bundleOnly() : main());

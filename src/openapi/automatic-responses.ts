@@ -31,38 +31,40 @@ export function isAutomatic(config: ResponseConfig): boolean {
   return derived.has(config);
 }
 
+/** A status and the `responses` entry documented for it. */
+export type ResponseEntry = readonly [status: string, config: ResponseConfig];
+
 /**
  * What the framework itself answers for a route, before its handler runs: 400 when a request part is
  * declared, 413 and 415 when a body is, 401 and 403 when an authenticator guards it, 406 when its 200
- * comes in the media type the request's `Accept` chooses.
+ * comes in the media type the request's `Accept` chooses. As entries, not a record: V8 keeps a record's
+ * status keys as array elements, so each record keyed "400" is a few hundred holes to allocate and copy.
  */
 export function frameworkResponses(
   schema: OpenAPIRouteSchema,
   enforced: readonly Authenticator<unknown>[],
   negotiates = false,
-): Responses {
+): ResponseEntry[] {
   const request = schema.request ?? {};
   const declaresInput = Object.values(request).some((part) => part !== undefined);
-  return {
-    ...(declaresInput ? builtIn(InputValidationException) : {}),
-    ...(enforced.length > 0 ? { "401": unauthorizedResponse(enforced) } : {}),
-    ...(enforced.length > 0 ? builtIn(ForbiddenException) : {}),
-    ...(request.body ? builtIn(PayloadTooLargeException) : {}),
-    ...(request.body ? builtIn(UnsupportedMediaTypeException) : {}),
-    ...(negotiates ? builtIn(NotAcceptableException) : {}),
-  };
+  const entries: ResponseEntry[] = [];
+  if (declaresInput) entries.push(...builtIn(InputValidationException));
+  if (enforced.length > 0) entries.push(["401", unauthorizedResponse(enforced)], ...builtIn(ForbiddenException));
+  if (request.body) entries.push(...builtIn(PayloadTooLargeException), ...builtIn(UnsupportedMediaTypeException));
+  if (negotiates) entries.push(...builtIn(NotAcceptableException));
+  return entries;
 }
 
-const builtInResponses = new Map<{ schema(): Responses }, Responses>();
+const builtInResponses = new Map<{ schema(): Responses }, readonly ResponseEntry[]>();
 
-/** A built-in exception's entry, made once: a document asks for it on every route. Read only. */
-function builtIn(exception: { schema(): Responses }): Responses {
-  let responses = builtInResponses.get(exception);
-  if (!responses) {
-    responses = exception.schema();
-    builtInResponses.set(exception, responses);
+/** A built-in exception's entries, made once: a document asks for them on every route. Read only. */
+function builtIn(exception: { schema(): Responses }): readonly ResponseEntry[] {
+  let entries = builtInResponses.get(exception);
+  if (!entries) {
+    entries = Object.entries(exception.schema());
+    builtInResponses.set(exception, entries);
   }
-  return responses;
+  return entries;
 }
 
 /** The 401 with the `WWW-Authenticate` challenges the route's authenticators send. */

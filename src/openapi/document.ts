@@ -11,7 +11,7 @@ import type { Authenticator } from "../core/security/auth";
 import { RouteSecurity } from "../core/security/security";
 import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions";
 import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
-import { frameworkResponses, isAutomatic } from "./automatic-responses";
+import { frameworkResponses, isAutomatic, type ResponseEntry } from "./automatic-responses";
 import { ComponentCollector } from "./components";
 import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
@@ -155,12 +155,7 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
-  // A policy writes what it adds to the route's document, so its code comes only with the policy.
-  const keyed = schema.idempotency ? schema.idempotency.documentResponses(answered) : answered;
-  const limit = schema.rateLimit;
-  const responses = typeof limit === "object" ? limit.documentResponses(keyed) : keyed;
-  operation.responses = buildResponses(negotiates ? withVary(responses) : responses, ctx);
+  operation.responses = buildResponses(documentedResponses(schema, enforced, negotiates, served, ctx), ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
   else if (enforced.length === 0 && served) ctx.unsecured.push(operation);
@@ -206,6 +201,51 @@ function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext)
 }
 
 /**
+ * The responses an operation documents, as `[status, entry]` in the order of their record's keys. A record
+ * keyed by status codes holds them as V8 array elements, several hundred holes each, which every copy and
+ * every listing of its keys walks: the route's record is listed once, and no other one is made.
+ */
+function documentedResponses(
+  schema: OpenAPIRouteSchema,
+  enforced: readonly Authenticator<unknown>[],
+  negotiates: boolean,
+  served: boolean,
+  ctx: BuildContext,
+): ResponseEntry[] {
+  const limit = schema.rateLimit;
+  if (schema.idempotency || typeof limit === "object" || negotiates) {
+    const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
+    // A policy writes what it adds to the route's document, so its code comes only with the policy.
+    const keyed = schema.idempotency ? schema.idempotency.documentResponses(answered) : answered;
+    const responses = typeof limit === "object" ? limit.documentResponses(keyed) : keyed;
+    return Object.entries((negotiates ? withVary(responses) : responses) ?? {});
+  }
+  const declared = Object.entries(schema.responses ?? {});
+  if (!served) return declared;
+  if (!ctx.automaticResponses) return declared.filter(([, config]) => !isAutomatic(config));
+  const automatic = frameworkResponses(schema, enforced, negotiates);
+  if (automatic.length === 0) return declared;
+  const entries = declared.length > 0 ? declared : Object.entries(DEFAULT_RESPONSES);
+  const added = automatic.filter(([status]) => !entries.some(([key]) => key === status));
+  return added.length === 0 ? entries : inKeyOrder(entries, added);
+}
+
+/**
+ * `entries` (a record's, in its key order) with `added` (statuses not among them) where a record holding
+ * both would list them: array-index keys first, ascending, then the other keys in the order they came.
+ */
+function inKeyOrder(entries: ResponseEntry[], added: readonly ResponseEntry[]): ResponseEntry[] {
+  const indexed = [...entries.filter(([key]) => isArrayIndex(key)), ...added];
+  indexed.sort(([a], [b]) => Number(a) - Number(b));
+  return [...indexed, ...entries.filter(([key]) => !isArrayIndex(key))];
+}
+
+/** Whether a property key is an array index, which objects list before their other keys, ascending. */
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+}
+
+/**
  * The route's `responses` with what the framework answers on its own added (the user's entry for a
  * status wins), or, with automatic responses off, without the entries the framework derived.
  */
@@ -221,9 +261,11 @@ function withFrameworkResponses(
     return Object.fromEntries(Object.entries(responses).filter(([, config]) => !isAutomatic(config)));
   }
   const automatic = frameworkResponses(schema, enforced, negotiates);
-  if (Object.keys(automatic).length === 0) return responses;
+  if (automatic.length === 0) return responses;
   const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
-  return { ...declared, ...Object.fromEntries(Object.entries(automatic).filter(([status]) => !(status in declared))) };
+  const merged = { ...declared };
+  for (const [status, config] of automatic) if (!(status in declared)) merged[status] = config;
+  return merged;
 }
 
 /** A negotiated 200 says `Vary: Accept`, as it is served, so caches keep one answer per format. */
@@ -352,10 +394,10 @@ function describeSchema(schema: unknown, io: SchemaIO, ctx: BuildContext): Json 
   return ctx.collector.use(seam.toJsonSchema(schema, ctx.version, io), io);
 }
 
-function buildResponses(responses: Record<string, ResponseConfig> | undefined, ctx: BuildContext): Json {
-  if (!responses || Object.keys(responses).length === 0) return buildResponses(DEFAULT_RESPONSES, ctx);
+function buildResponses(responses: readonly ResponseEntry[], ctx: BuildContext): Json {
+  if (responses.length === 0) return buildResponses(Object.entries(DEFAULT_RESPONSES), ctx);
   const result: Json = {};
-  for (const [status, config] of Object.entries(responses)) {
+  for (const [status, config] of responses) {
     const shared = sharedResponseName(config);
     if (shared === undefined) {
       result[status] = buildResponse(config, ctx, `responses[${JSON.stringify(status)}]`);

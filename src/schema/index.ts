@@ -107,7 +107,9 @@ export function standardSchemaOf(value: unknown): StandardJsonSchema | null {
  * unusableSchemaReason(v.object({})) // "a valibot Standard Schema without ~standard.jsonSchema ..."
  */
 export function unusableSchemaReason(value: unknown): string | null {
-  if (!lacksJsonSchema(value)) return null;
+  // zod's own seam reads a zod schema (4.1's `~standard` has no jsonSchema), and reading zod's
+  // `~standard` would build it on the schema for nothing, on every schema of every compiled route.
+  if (zodSeam.isSchema(value) || !lacksJsonSchema(value)) return null;
   const vendor = String((value as { "~standard": { vendor?: unknown } })["~standard"].vendor ?? "a library");
   const hint = vendor === "valibot" ? " (wrap it with toStandardJsonSchema() from @valibot/to-json-schema)" : "";
   return (

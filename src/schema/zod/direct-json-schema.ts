@@ -130,7 +130,7 @@ function node(schema: core.$ZodType, state: State): SchemaObject {
     return shared;
   }
   const taintBefore = state.taint;
-  const meta = registry.get(schema) as Record<string, unknown> | undefined;
+  const meta = metadataOf(schema);
   const id = meta?.id;
   if (id !== undefined) {
     state.taint++;
@@ -166,6 +166,17 @@ function node(schema: core.$ZodType, state: State): SchemaObject {
   const ref = { $ref: state.refPrefix + name };
   state.finals.set(schema, ref);
   return ref;
+}
+
+/**
+ * zod's `registry.get(schema)` (its metadata merged over what it was cloned from), without the copies
+ * that builds at every level of the chain when no level has metadata, as most nodes have none.
+ */
+function metadataOf(schema: core.$ZodType): Record<string, unknown> | undefined {
+  for (let at: core.$ZodType | undefined = schema; at; at = at._zod.parent) {
+    if (registry.has(at)) return registry.get(schema) as Record<string, unknown> | undefined;
+  }
+  return undefined;
 }
 
 /** One node the way zod's processor, metadata, ref flattening and json-schema.ts's fixes leave it. */

@@ -230,7 +230,8 @@ function rewriteRefs(node: unknown, refs: ReadonlyMap<string, string>): void {
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+    // for-in, not Object.values: a converted tree is plain JSON, and this walks every node of every conversion.
+    for (const key in value) deepFreeze(value[key]);
   }
   return value;
 }
