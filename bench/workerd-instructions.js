@@ -98,7 +98,7 @@ async function measure(framework) {
     "serve",
     config,
   ];
-  const child = await startServing("valgrind", valgrind, origin, { timeoutMs: 180_000 });
+  const { child } = await startServing("valgrind", valgrind, origin, { timeoutMs: 180_000 });
   try {
     const perRequest = {};
     for (const endpoint of cases) {

@@ -28,7 +28,7 @@ const port = await freePort();
 const inspector = await freePort();
 const config = writeWorker(join(BENCH_DIR, "results/raw/workerd/profile"), code, port);
 const origin = `http://127.0.0.1:${port}`;
-const child = await startServing(WORKERD, ["serve", config, `--inspector-addr=127.0.0.1:${inspector}`], origin);
+const { child } = await startServing(WORKERD, ["serve", config, `--inspector-addr=127.0.0.1:${inspector}`], origin);
 
 try {
   const targets = await (await fetch(`http://127.0.0.1:${inspector}/json`)).json();

@@ -11,18 +11,24 @@
 // Worker's: what the framework and its handler add. It also times the 200-route start-up (process start
 // to the first answer, in workerd CPU), the 200-route first document (process start to the first
 // GET /openapi.json answer, registration included) and sizes each 3-route Worker bundle.
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
-import { build } from "esbuild";
 import { ensureBuilt } from "./lib/build.js";
-import { BENCH_DIR, ROOT_DIR } from "./lib/frameworks.js";
+import { BENCH_DIR } from "./lib/frameworks.js";
 import { ENDPOINTS } from "./lib/requests.js";
+import {
+  bundleWorker,
+  freePort,
+  startServing,
+  WORKER_FRAMEWORKS,
+  WORKERD,
+  WORKERD_VERSION,
+  writeWorker,
+} from "./lib/workerd.js";
 
 const quick = process.argv.includes("--quick");
 const roundsArg = process.argv.find((arg) => arg.startsWith("--rounds="));
@@ -43,108 +49,23 @@ for (const name of only) {
 const DOCUMENT_ROUTES = 200;
 const CONNECTIONS = 8;
 const WORK_DIR = join(BENCH_DIR, "results/raw/workerd");
-const require = createRequire(join(ROOT_DIR, "package.json"));
-const WORKERD = join(require.resolve("workerd/package.json"), "../bin/workerd");
 
-/** The Workers measured: the module each is built from, and how its app becomes a Worker. */
-const FRAMEWORKS = [
-  { id: "baseline", name: "bare Hono + zod", module: "./apps/hono-zod.js" },
-  { id: "specroute-hono", name: "specroute on Hono", module: "./apps/specroute-hono.js", document: true },
-  {
-    id: "specroute-itty",
-    name: "specroute on itty-router",
-    module: "./apps/specroute-itty.js",
-    itty: true,
-    document: true,
-  },
-  { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js", document: true },
-  { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js", document: true },
-];
+/** The Workers measured (bare itty-router + zod is for the instruction counts only). */
+const FRAMEWORKS = WORKER_FRAMEWORKS.filter((framework) => !framework.requestsOnly);
 const CASES = ENDPOINTS.filter((endpoint) => endpoint.id !== "db-list");
 
 const log = (...args) => console.error(...args);
 
-/** The Worker module for `framework`'s app (`factory`: the 3-route app, or the 200-route one). */
-function workerSource(framework, factory) {
-  if (!framework) return 'export default { fetch: () => new Response("ok") };';
-  const app = factory === "generated" ? "createGeneratedApp(200)" : "createWorkerApp()";
-  const name = factory === "generated" ? "createGeneratedApp" : "createWorkerApp";
-  // itty-router answers nothing for an unmatched path; the Worker answers 404 then, as the Node case does.
-  const fetch = framework.itty
-    ? "async fetch(request, env, ctx) { return (await app.fetch(request, env, ctx)) ?? new Response(null, { status: 404 }); }"
-    : "fetch: (request, env, ctx) => app.fetch(request, env, ctx)";
-  return `import { ${name} } from "${framework.module}";\nconst app = ${app};\nexport default { ${fetch} };`;
-}
-
-async function bundle(framework, factory) {
-  const result = await build({
-    stdin: { contents: workerSource(framework, factory), resolveDir: BENCH_DIR, sourcefile: "worker.js" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    minify: true,
-    write: false,
-    metafile: true,
-    // As an app bundles it: specroute from its package (dist/), not the repository tsconfig's paths to src/.
-    tsconfigRaw: {},
-    logLevel: "silent",
-  });
-  return { code: result.outputFiles[0].text, metafile: result.metafile };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+const bundle = (framework, factory) => bundleWorker(framework, { factory });
 
 /** Starts workerd on core 0 serving `code`; resolves once it answers `probe`, with that first answer. */
 async function startWorkerd(id, code, probe = "/__ready") {
-  const dir = join(WORK_DIR, id);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "worker.js"), code);
   const port = await freePort();
-  writeFileSync(
-    join(dir, "config.capnp"),
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2025-01-01",
-  compatibilityFlags = ["nodejs_compat"],
-);
-`,
-  );
-  const child = spawn("taskset", ["-c", "0", WORKERD, "serve", join(dir, "config.capnp")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const config = writeWorker(join(WORK_DIR, id), code, port);
   const origin = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if (child.exitCode !== null) throw new Error(`workerd (${id}) exited: ${stderr}`);
-    try {
-      const response = await fetch(`${origin}${probe}`);
-      const first = { status: response.status, text: await response.text() };
-      return { child, origin, first, stop: () => stopped(child) };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  child.kill("SIGKILL");
-  throw new Error(`workerd (${id}) did not answer: ${stderr}`);
+  const command = ["-c", "0", WORKERD, "serve", config];
+  const { child, first } = await startServing("taskset", command, origin, { probe });
+  return { child, origin, first, stop: () => stopped(child) };
 }
 
 function stopped(child) {
@@ -352,7 +273,7 @@ async function main() {
   const lines = [];
   const at = new Date().toISOString().slice(0, 16).replace("T", " ");
   const what = only.includes("throughput") ? `${ROUNDS} round(s) of ${REQUESTS} requests per case` : only.join(", ");
-  lines.push(`workerd ${require("workerd/package.json").version}, ${what}`);
+  lines.push(`workerd ${WORKERD_VERSION}, ${what}`);
   lines.push(`(${at} UTC; load average ${startLoad.toFixed(1)} → ${loadavg()[0].toFixed(1)})`, "");
   lines.push(
     "| workerd CPU per request | empty Worker | " + FRAMEWORKS.map((f) => f.name).join(" | ") + " |",

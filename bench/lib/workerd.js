@@ -10,14 +10,24 @@ import { BENCH_DIR, ROOT_DIR } from "./frameworks.js";
 
 const require = createRequire(join(ROOT_DIR, "package.json"));
 export const WORKERD = join(require.resolve("workerd/package.json"), "../bin/workerd");
+/** The workerd release measured, for the report. */
+export const WORKERD_VERSION = require("workerd/package.json").version;
 
 /** The Workers measured: the module each is built from, and how its app becomes a Worker. */
 export const WORKER_FRAMEWORKS = [
   { id: "baseline", name: "bare Hono + zod", module: "./apps/hono-zod.js" },
-  { id: "specroute-hono", name: "specroute on Hono", module: "./apps/specroute-hono.js" },
-  { id: "specroute-itty", name: "specroute on itty-router", module: "./apps/specroute-itty.js", itty: true },
-  { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js" },
-  { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js" },
+  // `document`: it serves an OpenAPI document (the first-document case); `itty`: itty-router answers
+  // nothing for an unmatched path.
+  { id: "specroute-hono", name: "specroute on Hono", module: "./apps/specroute-hono.js", document: true },
+  {
+    id: "specroute-itty",
+    name: "specroute on itty-router",
+    module: "./apps/specroute-itty.js",
+    itty: true,
+    document: true,
+  },
+  { id: "chanfana", name: "chanfana 3", module: "./apps/chanfana.js", document: true },
+  { id: "zod-openapi", name: "@hono/zod-openapi", module: "./apps/hono-zod-openapi.js", document: true },
   // Not in workerd.js's table: what itty-router's own routing costs, beside specroute on itty-router.
   { id: "itty-zod", name: "bare itty-router + zod", module: "./apps/itty-zod.js", itty: true, requestsOnly: true },
 ];
@@ -95,7 +105,7 @@ const worker :Workerd.Worker = (
 
 /**
  * Runs `command` (workerd under a prefix such as taskset or valgrind) and resolves once `origin + probe`
- * answers; rejects when it exits or stays silent for `timeoutMs`.
+ * answers, with the process and that first answer; rejects when it exits or stays silent for `timeoutMs`.
  */
 export async function startServing(command, args, origin, { probe = "/__ready", timeoutMs = 10_000 } = {}) {
   const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -107,8 +117,8 @@ export async function startServing(command, args, origin, { probe = "/__ready", 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`workerd exited: ${stderr}`);
     try {
-      await (await fetch(`${origin}${probe}`)).arrayBuffer();
-      return child;
+      const response = await fetch(`${origin}${probe}`);
+      return { child, first: { status: response.status, text: await response.text() } };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
