@@ -4,8 +4,9 @@
 // counts the instructions the server executes (user space: the HTTP parsing and writing Node does in
 // JavaScript and C++, the router, validation, the app). autocannon loads it from another process on
 // 127.0.0.1. Per endpoint: a warm-up with counting off, a counted warm-up that is thrown away (the code
-// is recompiled once counting starts), then a counted window. Counts repeat to within about 1 % whatever
-// else the machine is doing, where requests per second on a shared machine move by 20 % and more; they
+// is recompiled once counting starts), then a counted window. Counts mostly repeat to within about 1 %
+// whatever else the machine is doing (the list's moved by 7 % between two runs on 2026-11-27, when garbage
+// collections fell differently), where requests per second on a shared machine move by 20 % and more; they
 // leave out the kernel (the socket calls, alike for every framework), what a cache miss costs, and V8's
 // compiler and GC helper threads (only the main thread, which serves the requests, is counted).
 // Writes results/instructions.{json,md}.
