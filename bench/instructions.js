@@ -10,12 +10,13 @@
 // leave out the kernel (the socket calls, alike for every framework), what a cache miss costs, and V8's
 // compiler and GC helper threads (only the main thread, which serves the requests, is counted).
 // Writes results/instructions.{json,md}.
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { ensureBuilt } from "./lib/build.js";
+import { callgrindControl, lastMainThreadCount, requireValgrind } from "./lib/callgrind.js";
 import { BENCH_DIR, FRAMEWORKS, framework } from "./lib/frameworks.js";
 import { killAll, PINNING, waitForMessage } from "./lib/processes.js";
 import { table } from "./lib/report.js";
@@ -28,26 +29,10 @@ const endpoints = values.only ? ENDPOINTS.filter((e) => values.only.split(",").i
 const AMOUNTS = { "db-list": [400, 100, 300], default: [3000, 1000, 4000] };
 const RAW = join(BENCH_DIR, "results/raw/callgrind");
 
-if (spawnSync("valgrind", ["--version"]).status !== 0) throw new Error("needs valgrind (apt-get install valgrind)");
+requireValgrind();
 ensureBuilt(console.log);
 rmSync(RAW, { recursive: true, force: true });
 mkdirSync(RAW, { recursive: true });
-
-/** Runs `callgrind_control` on the server, failing loudly. */
-function control(pid, ...args) {
-  const result = spawnSync("callgrind_control", [...args, String(pid)], { encoding: "utf8", timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${result.stderr || result.stdout}`);
-}
-
-/** The instructions the main thread executed in the newest dump of `pid` (files `<pid>.out.<n>-<thread>`). */
-function lastDump(pid) {
-  const dumps = readdirSync(RAW)
-    .map((name) => /^(\d+)\.out\.(\d+)-01$/.exec(name))
-    .filter((match) => match !== null && match[1] === String(pid))
-    .sort((a, b) => Number(a[2]) - Number(b[2]));
-  const text = readFileSync(join(RAW, dumps.at(-1)[0]), "utf8");
-  return Number(/^summary: (\d+)/m.exec(text)[1]);
-}
 
 async function load(port, endpoint, amount) {
   const { method, headers, body } = endpoint;
@@ -87,13 +72,13 @@ async function measure(id) {
     for (const endpoint of endpoints) {
       const [warm, countedWarm, counted] = AMOUNTS[endpoint.id] ?? AMOUNTS.default;
       await load(port, endpoint, warm);
-      control(server.pid, "-i", "on");
+      callgrindControl(server.pid, "-i", "on");
       await load(port, endpoint, countedWarm);
-      control(server.pid, "-z");
+      callgrindControl(server.pid, "-z");
       await load(port, endpoint, counted);
-      control(server.pid, "-d");
-      control(server.pid, "-i", "off");
-      perRequest[endpoint.id] = lastDump(server.pid) / counted;
+      callgrindControl(server.pid, "-d");
+      callgrindControl(server.pid, "-i", "off");
+      perRequest[endpoint.id] = lastMainThreadCount(RAW, server.pid) / counted;
       console.log(
         `${id} | ${endpoint.name}: ${Math.round(perRequest[endpoint.id]).toLocaleString("en")} instructions/request (${module})`,
       );

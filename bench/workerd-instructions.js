@@ -9,12 +9,12 @@
 // about 1 % whatever else the machine runs, where workerd's CPU time per request moves by 20 % and more:
 // this is the measure to compare a change against; `workerd.js`'s CPU time is the one to publish.
 // Writes results/workerd-instructions.{json,md}.
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { ensureBuilt } from "./lib/build.js";
+import { callgrindControl, lastMainThreadCount, requireValgrind } from "./lib/callgrind.js";
 import { BENCH_DIR } from "./lib/frameworks.js";
 import { table } from "./lib/report.js";
 import { ENDPOINTS } from "./lib/requests.js";
@@ -35,24 +35,10 @@ const cases = ENDPOINTS.filter((e) => e.id !== "db-list" && (!values.only || val
 const [WARM, COUNTED_WARM, COUNTED] = [3000, 1000, 3000];
 const RAW = join(BENCH_DIR, "results/raw/callgrind-workerd");
 
-if (spawnSync("valgrind", ["--version"]).status !== 0) throw new Error("needs valgrind (apt-get install valgrind)");
+requireValgrind();
 ensureBuilt(console.error);
 rmSync(RAW, { recursive: true, force: true });
 mkdirSync(RAW, { recursive: true });
-
-function control(pid, ...args) {
-  const result = spawnSync("callgrind_control", [...args, String(pid)], { encoding: "utf8", timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${result.stderr || result.stdout}`);
-}
-
-/** The instructions the main thread executed in the newest dump of `pid` (files `<pid>.out.<n>-01`). */
-function lastDump(pid) {
-  const dumps = readdirSync(RAW)
-    .map((name) => /^(\d+)\.out\.(\d+)-01$/.exec(name))
-    .filter((match) => match !== null && match[1] === String(pid))
-    .sort((a, b) => Number(a[2]) - Number(b[2]));
-  return Number(/^summary: (\d+)/m.exec(readFileSync(join(RAW, dumps.at(-1)[0]), "utf8"))[1]);
-}
 
 /** Sends `amount` requests; resolves with how many were answered (a few connection errors under valgrind's slowness are tolerated). */
 async function load(origin, endpoint, amount) {
@@ -104,13 +90,13 @@ async function measure(framework) {
     for (const endpoint of cases) {
       // The empty Worker answers "ok" to anything: its count is what workerd alone costs a request.
       await load(origin, endpoint, WARM);
-      control(child.pid, "-i", "on");
+      callgrindControl(child.pid, "-i", "on");
       await load(origin, endpoint, COUNTED_WARM);
-      control(child.pid, "-z");
+      callgrindControl(child.pid, "-z");
       const answered = await load(origin, endpoint, COUNTED);
-      control(child.pid, "-d");
-      control(child.pid, "-i", "off");
-      perRequest[endpoint.id] = lastDump(child.pid) / answered;
+      callgrindControl(child.pid, "-d");
+      callgrindControl(child.pid, "-i", "off");
+      perRequest[endpoint.id] = lastMainThreadCount(RAW, child.pid) / answered;
       console.error(
         `${id} | ${endpoint.name}: ${Math.round(perRequest[endpoint.id]).toLocaleString("en")} instructions`,
       );

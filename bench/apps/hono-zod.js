@@ -2,25 +2,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { createdTask, findTask, listTasks, STATUSES } from "./shared/tasks.js";
+import { taskCreate, taskParams, taskQuery } from "./shared/zod-schemas.js";
 
-const taskParams = () => z.object({ id: z.coerce.number().int() });
-const taskCreate = () =>
-  z.object({
-    title: z.string().min(1).max(120),
-    assignee: z.email(),
-    priority: z.number().int().min(1).max(5),
-    done: z.boolean(),
-    status: z.enum(STATUSES),
-    due: z.iso.date().optional(),
-  });
-// Strict: specroute and chanfana refuse undeclared query parameters too.
-const taskQuery = () =>
-  z.strictObject({
-    page: z.coerce.number().int().min(1).default(1),
-    per_page: z.coerce.number().int().min(1).max(100).default(20),
-    status: z.enum(STATUSES).optional(),
-    search: z.string().min(1).max(50).optional(),
-  });
 const dbTaskQuery = () =>
   z.strictObject({
     page: z.coerce.number().int().min(1).default(1),

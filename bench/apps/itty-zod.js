@@ -1,26 +1,8 @@
 // Bare itty-router with zod schemas parsed by hand in each handler, as apps/hono-zod.js does on Hono: what
 // itty-router's own routing costs, for reading specroute-on-itty-router's figures (Workers cases only).
 import { Router } from "itty-router";
-import { z } from "zod";
-import { createdTask, findTask, listTasks, STATUSES } from "./shared/tasks.js";
-
-const taskParams = () => z.object({ id: z.coerce.number().int() });
-const taskCreate = () =>
-  z.object({
-    title: z.string().min(1).max(120),
-    assignee: z.email(),
-    priority: z.number().int().min(1).max(5),
-    done: z.boolean(),
-    status: z.enum(STATUSES),
-    due: z.iso.date().optional(),
-  });
-const taskQuery = () =>
-  z.strictObject({
-    page: z.coerce.number().int().min(1).default(1),
-    per_page: z.coerce.number().int().min(1).max(100).default(20),
-    status: z.enum(STATUSES).optional(),
-    search: z.string().min(1).max(50).optional(),
-  });
+import { createdTask, findTask, listTasks } from "./shared/tasks.js";
+import { taskCreate, taskParams, taskQuery } from "./shared/zod-schemas.js";
 
 const json = (data, status = 200) =>
   new Response(JSON.stringify(data), { status, headers: { "content-type": "application/json" } });
