@@ -1,5 +1,5 @@
 import { ConflictException, InputValidationException, UnprocessableEntityException } from "../../errors/exceptions";
-import { concatBytes } from "../request/body";
+import { readWithin } from "../request/body";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** An answer as stored for a key: replayed to every retry of the same request. */
@@ -192,19 +192,9 @@ async function storedAnswer(response: Response, policy: IdempotencyPolicy): Prom
 async function readBounded(response: Response, limit: number): Promise<Uint8Array | null> {
   if (response.body === null) return new Uint8Array(0);
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks, size);
+  const bytes = await readWithin(reader, limit);
+  if (bytes === null) await reader.cancel();
+  return bytes;
 }
 
 /** A Response of a stored answer. */

@@ -44,19 +44,29 @@ function checkedBytes(buffer: ArrayBuffer, limit: number): Uint8Array {
 async function readStream(request: Request, limit: number): Promise<Uint8Array | null> {
   if (request.body === null) return null;
   const reader = request.body.getReader();
+  const bytes = await readWithin(reader, limit);
+  if (bytes !== null) return bytes;
+  discardRest(reader);
+  throw bodyTooLarge(limit);
+}
+
+/**
+ * What `reader` gives, joined, when it ends within `limit` bytes; null as soon as it passes the limit,
+ * the rest left unread for the caller to drop or cancel.
+ */
+export async function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return concatBytes(chunks, size);
     size += value.byteLength;
-    if (size > limit) {
-      discardRest(reader);
-      throw bodyTooLarge(limit);
-    }
+    if (size > limit) return null;
     chunks.push(value);
   }
-  return concatBytes(chunks, size);
 }
 
 /** Most bytes of a refused body read and dropped after the refusal, before the body is cancelled: 16 MiB. */
