@@ -182,19 +182,32 @@ function responseEntryOf(exception: typeof ApiException): ErrorResponseConfig {
 
 function describeException(exception: typeof ApiException): ErrorResponseConfig {
   // An instance reads the defaults a subclass declares as class fields; the constructor has no side effects.
-  // A document asks this for every route: skip the stack trace no one reads, the costly part of `new`.
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  let sample: ApiException;
-  try {
-    sample = new (exception as unknown as new () => ApiException)();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+  // A document asks this for every route.
+  const sample = withoutStackTrace(() => new (exception as unknown as new () => ApiException)());
   const schema = sample.includesPath ? errorEnvelopeSchema : plainEnvelopeSchema;
   return {
     [String(sample.status)]: { description: sample.default_message, content: { "application/json": { schema } } },
   };
+}
+
+/**
+ * What `make` returns, with no stack trace captured for the errors it constructs: for errors whose
+ * stack would name only specroute's own frames (one per invalid field of a request, a sample instance),
+ * where capturing it is the costly part of `new`. Where `Error.stackTraceLimit` cannot be set, they
+ * keep their stacks.
+ */
+export function withoutStackTrace<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.stackTraceLimit = 0;
+  } catch {
+    return make();
+  }
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** Exceptions about one field of the request: `path` names it, e.g. `["body", "email"]`. */
@@ -215,6 +228,14 @@ export class InputValidationException extends FieldException {
   static {
     tableDefaults(InputValidationException, "InputValidationException");
   }
+}
+
+/**
+ * The 400 for a request's invalid `path`, built without a stack trace: made where specroute reads and
+ * validates a request, so its frames would all be specroute's own, and a request may make many.
+ */
+export function invalidField(message: string, path: Array<string | number>): InputValidationException {
+  return withoutStackTrace(() => new InputValidationException(message, path));
 }
 
 /** 422: well-formed but semantically unacceptable; `path` optionally names the field. */

@@ -6,6 +6,7 @@ import {
   InternalServerErrorException,
   isApiException,
   MultiException,
+  withoutStackTrace,
 } from "./exceptions";
 
 /** How error responses are written: the spec's envelope, or RFC 9457 problem details. */
@@ -19,6 +20,11 @@ const PROBLEM_CONTENT_TYPE = "application/problem+json;charset=UTF-8";
 
 /** Turns zod issues into one validation exception per issue, paths prefixed by the request part. */
 export function issuesToException(issues: readonly $ZodIssue[], prefix: Array<string | number> = []): ApiException {
+  // A bad request makes one exception per field: their stacks would name only this function.
+  return withoutStackTrace(() => fieldExceptions(issues, prefix));
+}
+
+function fieldExceptions(issues: readonly $ZodIssue[], prefix: Array<string | number>): ApiException {
   const errors: InputValidationException[] = [];
   const collect = (list: readonly $ZodIssue[], at: Array<string | number>) => {
     for (const issue of list) {

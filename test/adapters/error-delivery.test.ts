@@ -250,3 +250,51 @@ describe("itty-router: framework errors are answered, the app's own reach the ro
     expect(caught[0]).toBeInstanceOf(MultiException);
   });
 });
+
+// A bad request makes an exception per field; capturing their stacks, which would name only specroute's
+// own frames, was most of what a 400 cost.
+describe("the exceptions of a bad request carry no stack frames of specroute's", () => {
+  const hasFrames = (error: unknown) => /\n\s+at /.test(String((error as Error).stack));
+
+  it("builds the MultiException and each field's exception without frames, and leaves Error.stackTraceLimit as it was", async () => {
+    const limit = Error.stackTraceLimit;
+    const { app, seen } = honoApp({ passthroughErrors: true });
+    // Two fields the schema refuses, and one parameter it does not know.
+    await app.request("/tasks?id=abc&n=xyz&extra=1");
+    const multi = seen[0] as MultiException;
+    expect(multi.buildResponse().map((item) => item.path)).toEqual([
+      ["query", "extra"],
+      ["query", "id"],
+      ["query", "n"],
+    ]);
+    expect([multi, ...multi.errors].some(hasFrames)).toBe(false);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(hasFrames(new Error("after"))).toBe(true);
+  });
+
+  it("hands Hono's onError an HTTPException without frames whose cause keeps the stack of where handle threw", async () => {
+    const { app, seen } = honoApp();
+    expect((await app.request("/tasks?id=404")).status).toBe(404);
+    const delivered = seen[0] as HTTPException;
+    expect(hasFrames(delivered)).toBe(false);
+    expect(delivered.cause).toBeInstanceOf(NotFoundException);
+    expect(String((delivered.cause as Error).stack)).toContain("error-delivery.test.ts");
+  });
+
+  it("still answers 400 naming the field where Error.stackTraceLimit cannot be changed", async () => {
+    const original = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
+    Object.defineProperty(Error, "stackTraceLimit", {
+      value: Error.stackTraceLimit,
+      writable: false,
+      configurable: true,
+    });
+    try {
+      const { app } = honoApp();
+      const response = await app.request("/tasks?id=abc");
+      expect(response.status).toBe(400);
+      expect((await response.json()).errors[0]).toMatchObject({ code: 7001, path: ["query", "id"] });
+    } finally {
+      if (original) Object.defineProperty(Error, "stackTraceLimit", original);
+    }
+  });
+});

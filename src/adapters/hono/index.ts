@@ -3,6 +3,7 @@ import type { BlankEnv, BlankSchema, Env, MergePath, MergeSchemaPath, RouterRout
 import type { Mounted, WithRoute } from "../../client/route-types";
 import type { Failure } from "../../core/route/failure";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
+import { withoutStackTrace } from "../../errors/exceptions";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";
 import type { OpenAPIDocument, OpenAPIVersion } from "../../openapi/types";
@@ -104,7 +105,9 @@ const loadHttpException = () => {
 /** A rendered failure as Hono's `onError` takes it: an HTTPException answering with the rendered response. */
 async function httpExceptionOf(failure: Failure): Promise<unknown> {
   const { HTTPException } = await loadHttpException();
-  return new HTTPException(failure.exception.status as 400, { res: failure.response, cause: failure.error });
+  // Its stack would name only specroute's frames; the error it carries as `cause` keeps its own.
+  const { status } = failure.exception;
+  return withoutStackTrace(() => new HTTPException(status as 400, { res: failure.response, cause: failure.error }));
 }
 
 /** The router core behind `fromHono()` wrappers (chanfana's `HonoOpenAPIHandler`); an endpoint's `params.router`. */

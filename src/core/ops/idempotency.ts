@@ -1,4 +1,9 @@
-import { ConflictException, InputValidationException, UnprocessableEntityException } from "../../errors/exceptions";
+import {
+  ConflictException,
+  InputValidationException,
+  invalidField,
+  UnprocessableEntityException,
+} from "../../errors/exceptions";
 import { readWithin } from "../request/body";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
@@ -149,7 +154,7 @@ async function runIdempotent(
 
 function missingKey(): InputValidationException {
   const message = `Idempotency-Key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} characters`;
-  return new InputValidationException(message, ["headers", "Idempotency-Key"]);
+  return invalidField(message, ["headers", "Idempotency-Key"]);
 }
 
 function answerFromClaim(claim: Exclude<IdempotencyClaim, { state: "claimed" }>, fingerprint: string): Response {

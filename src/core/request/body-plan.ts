@@ -1,7 +1,7 @@
 // A route's body: the media types it may come in (compiled once), the one a request chose, read and
 // parsed, and the copy the handler's request reads again. Reading bytes, bounded, is body.ts's.
 import { z } from "zod";
-import { InputValidationException, UnsupportedMediaTypeException } from "../../errors/exceptions";
+import { invalidField, UnsupportedMediaTypeException } from "../../errors/exceptions";
 import { type FileConstraints, type ScalarKind, type StandardJsonSchema, seam, standardSchemaOf } from "../../schema";
 import type { OpenAPIRouteSchema } from "../schema-types";
 import { declaredLength, declaredTooLarge, decodeUtf8, discardRest, forbiddenProtoKey, parseJsonBody } from "./body";
@@ -243,7 +243,7 @@ async function readRequestLike(request: Request, media: MediaPlan | null): Promi
   try {
     return { media, value: await request.json() };
   } catch (err) {
-    throw new InputValidationException(`Request body is not valid JSON: ${(err as Error)?.message}`, ["body"]);
+    throw invalidField(`Request body is not valid JSON: ${(err as Error)?.message}`, ["body"]);
   }
 }
 

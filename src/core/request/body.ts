@@ -1,4 +1,4 @@
-import { InputValidationException, PayloadTooLargeException } from "../../errors/exceptions";
+import { InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -113,7 +113,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new InputValidationException("Request body is not valid UTF-8", ["body"]);
+    throw invalidField("Request body is not valid UTF-8", ["body"]);
   }
 }
 
@@ -131,7 +131,7 @@ export function parseJsonBody(text: string): unknown {
     value = MAYBE_PROTO_KEY.test(text) ? JSON.parse(text, refuseProtoKey) : JSON.parse(text);
   } catch (err) {
     if (err instanceof InputValidationException) throw err;
-    throw new InputValidationException(`Request body is not valid JSON: ${(err as Error).message}`, ["body"]);
+    throw invalidField(`Request body is not valid JSON: ${(err as Error).message}`, ["body"]);
   }
   // Nesting deeper than the limit needs at least two characters a level, so short bodies skip the walk.
   if (
@@ -140,7 +140,7 @@ export function parseJsonBody(text: string): unknown {
     value !== null &&
     nestingExceeds(value, MAX_JSON_DEPTH)
   ) {
-    throw new InputValidationException(`Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, ["body"]);
+    throw invalidField(`Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, ["body"]);
   }
   return value;
 }
@@ -152,7 +152,7 @@ function refuseProtoKey(this: unknown, key: string, value: unknown): unknown {
 
 /** The 400 for a body member named `__proto__`, in JSON, a form or multipart parts alike. */
 export function forbiddenProtoKey(): InputValidationException {
-  return new InputValidationException('Request body contains the forbidden key "__proto__"', ["body"]);
+  return invalidField('Request body contains the forbidden key "__proto__"', ["body"]);
 }
 
 /** Iterative depth check, so a hostile body cannot overflow the stack here. */

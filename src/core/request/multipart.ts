@@ -1,4 +1,4 @@
-import { InputValidationException, PayloadTooLargeException } from "../../errors/exceptions";
+import { type InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
 import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
@@ -246,7 +246,7 @@ class MultipartParser {
       try {
         this.entries.push({ name, value: utf8.decode(concatBytes(chunks, size)) });
       } catch {
-        throw new InputValidationException(`Field "${name}" is not valid UTF-8`, ["body", name]);
+        throw invalidField(`Field "${name}" is not valid UTF-8`, ["body", name]);
       }
     }
   }
@@ -343,7 +343,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 function malformed(message: string): InputValidationException {
-  return new InputValidationException(message, ["body"]);
+  return invalidField(message, ["body"]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type ApiException, InputValidationException } from "../../errors/exceptions";
+import { type ApiException, invalidField } from "../../errors/exceptions";
 import { type ScalarKind, type StandardJsonSchema, seam, standardSchemaOf } from "../../schema";
 import type { FormValues, MediaPlan } from "./body-plan";
 import { coerceScalar } from "./coerce";
@@ -189,9 +189,7 @@ function extractFields(
     } else if (present.length === 1) {
       out[field.key] = coerce(present[0], field.scalar);
     } else if (present.length > 1) {
-      errors.push(
-        new InputValidationException(`Expected a single value, received ${present.length}`, [part.name, field.key]),
-      );
+      errors.push(invalidField(`Expected a single value, received ${present.length}`, [part.name, field.key]));
       // The first value stands for the field, so the schema does not add "received undefined" for a value that was sent.
       out[field.key] = coerce(present[0], field.scalar);
     }
@@ -199,7 +197,7 @@ function extractFields(
   if (part.rejectUnknown && source.keys) {
     for (const key of source.keys()) {
       if (!part.known.has(key)) {
-        errors.push(new InputValidationException(`Unknown ${part.name} parameter "${key}"`, [part.name, key]));
+        errors.push(invalidField(`Unknown ${part.name} parameter "${key}"`, [part.name, key]));
       }
     }
   }

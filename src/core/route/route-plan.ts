@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import type { $ZodIssue } from "zod/v4/core";
-import { type ApiException, InputValidationException, isApiException, MultiException } from "../../errors/exceptions";
+import {
+  type ApiException,
+  invalidField,
+  isApiException,
+  MultiException,
+  withoutStackTrace,
+} from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
 import type { IdempotencyPolicy } from "../ops/idempotency";
@@ -232,10 +238,12 @@ function knowingAuthKeys(parts: readonly PartPlan[], security: RouteSecurity): P
 
 /** The validation result, or the one exception naming every bad field. */
 function settle(result: ValidationResult, errors: ApiException[]): ValidationResult {
-  // Always a MultiException, as chanfana throws it, so handleError hooks can recognise validation failures.
-  if (errors.length > 0)
-    throw new MultiException(errors.flatMap((err) => (err instanceof MultiException ? err.errors : [err])));
-  return result;
+  if (errors.length === 0) return result;
+  // Always a MultiException, as chanfana throws it, so handleError hooks can recognise validation failures;
+  // its stack would name only this function.
+  throw withoutStackTrace(
+    () => new MultiException(errors.flatMap((err) => (err instanceof MultiException ? err.errors : [err]))),
+  );
 }
 
 /** A body refused by an exception of the framework (413, 415, 400) joins the request's errors; anything else is thrown. */
@@ -259,7 +267,7 @@ function parseBody(
     result.unvalidated.body = raw;
     if (raw === undefined && (read.media?.required ?? body.required)) {
       const accepted = body.accepted.replace(/, /g, " or ");
-      errors.push(new InputValidationException(`Request body is required (${accepted})`, ["body"]));
+      errors.push(invalidField(`Request body is required (${accepted})`, ["body"]));
       return undefined;
     }
     if (raw === undefined)
