@@ -203,7 +203,7 @@ function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext)
 /**
  * The responses an operation documents, as `[status, entry]` in the order of their record's keys. A record
  * keyed by status codes holds them as V8 array elements, several hundred holes each, which every copy and
- * every listing of its keys walks: the route's record is listed once, and no other one is made.
+ * every listing of its keys walks: one record is made only where a policy or `Vary` adds to the route's.
  */
 function documentedResponses(
   schema: OpenAPIRouteSchema,
@@ -212,14 +212,28 @@ function documentedResponses(
   served: boolean,
   ctx: BuildContext,
 ): ResponseEntry[] {
+  const answered = answeredResponses(schema, enforced, negotiates, served, ctx);
   const limit = schema.rateLimit;
-  if (schema.idempotency || typeof limit === "object" || negotiates) {
-    const answered = served ? withFrameworkResponses(schema, enforced, negotiates, ctx) : schema.responses;
-    // A policy writes what it adds to the route's document, so its code comes only with the policy.
-    const keyed = schema.idempotency ? schema.idempotency.documentResponses(answered) : answered;
-    const responses = typeof limit === "object" ? limit.documentResponses(keyed) : keyed;
-    return Object.entries((negotiates ? withVary(responses) : responses) ?? {});
-  }
+  if (!schema.idempotency && typeof limit !== "object" && !negotiates) return answered;
+  // A route that declares no responses at all gets the policies' default 200.
+  const declared = answered.length > 0 || schema.responses !== undefined ? Object.fromEntries(answered) : undefined;
+  // A policy writes what it adds to the route's document, so its code comes only with the policy.
+  const keyed = schema.idempotency ? schema.idempotency.documentResponses(declared) : declared;
+  const responses = typeof limit === "object" ? limit.documentResponses(keyed) : keyed;
+  return Object.entries((negotiates ? withVary(responses) : responses) ?? {});
+}
+
+/**
+ * The route's `responses` with what the framework answers on its own added (the user's entry for a
+ * status wins), or, with automatic responses off, without the entries the framework derived.
+ */
+function answeredResponses(
+  schema: OpenAPIRouteSchema,
+  enforced: readonly Authenticator<unknown>[],
+  negotiates: boolean,
+  served: boolean,
+  ctx: BuildContext,
+): ResponseEntry[] {
   const declared = Object.entries(schema.responses ?? {});
   if (!served) return declared;
   if (!ctx.automaticResponses) return declared.filter(([, config]) => !isAutomatic(config));
@@ -243,29 +257,6 @@ function inKeyOrder(entries: ResponseEntry[], added: readonly ResponseEntry[]): 
 /** Whether a property key is an array index, which objects list before their other keys, ascending. */
 function isArrayIndex(key: string): boolean {
   return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
-}
-
-/**
- * The route's `responses` with what the framework answers on its own added (the user's entry for a
- * status wins), or, with automatic responses off, without the entries the framework derived.
- */
-function withFrameworkResponses(
-  schema: OpenAPIRouteSchema,
-  enforced: readonly Authenticator<unknown>[],
-  negotiates: boolean,
-  ctx: BuildContext,
-): Record<string, ResponseConfig> | undefined {
-  const { responses } = schema;
-  if (!ctx.automaticResponses) {
-    if (!responses) return responses;
-    return Object.fromEntries(Object.entries(responses).filter(([, config]) => !isAutomatic(config)));
-  }
-  const automatic = frameworkResponses(schema, enforced, negotiates);
-  if (automatic.length === 0) return responses;
-  const declared = responses && Object.keys(responses).length > 0 ? responses : DEFAULT_RESPONSES;
-  const merged = { ...declared };
-  for (const [status, config] of automatic) if (!(status in declared)) merged[status] = config;
-  return merged;
 }
 
 /** A negotiated 200 says `Vary: Accept`, as it is served, so caches keep one answer per format. */
