@@ -1,4 +1,4 @@
-import { concatBytes, isLength } from "../core/request/body";
+import { concatBytes, isLength, readBodyBytes } from "../core/request/body";
 
 /** The part of Node's `http.IncomingMessage` specroute reads (duck-typed: no Node import in a Workers bundle). */
 export interface NodeIncomingMessage {
@@ -71,4 +71,37 @@ export function readNodeBody(incoming: NodeIncomingMessage | null, length: numbe
     incoming.on("error", onError);
     incoming.on("close", onClose);
   });
+}
+
+/**
+ * What the Hono and itty-router adapters' requests share: headers and a body read through the fetch
+ * Request, or, under @hono/node-server, through the Node request beneath it (see `nodeRequestOf`).
+ */
+export abstract class NodeBackedIncoming {
+  abstract readonly request: Request;
+  /** The Node request under it, looked up when first read; null when there is none. */
+  private nodeRequest: NodeIncomingMessage | null | undefined;
+  /** The fetch Request's headers, once read. */
+  private headers: Headers | undefined;
+
+  /** The router's environment, where @hono/node-server passes the Node request (`env.incoming`). */
+  protected abstract bindings(): unknown;
+
+  header(name: string): string | null {
+    const node = this.node();
+    if (node) return nodeHeader(node, name);
+    // The Headers read once: on Workers each `request.headers` is a call into the runtime.
+    this.headers ??= this.request.headers;
+    return this.headers.get(name);
+  }
+
+  /** The body's bytes (see `IncomingRequest.readBytes`), from the Node request when it can give them. */
+  protected readOwnBytes(limit: number, length: number | null): Promise<Uint8Array | null> {
+    return readNodeBody(this.node(), length) ?? readBodyBytes(this.request, length, limit);
+  }
+
+  private node(): NodeIncomingMessage | null {
+    if (this.nodeRequest === undefined) this.nodeRequest = nodeRequestOf(this.bindings(), this.request) ?? null;
+    return this.nodeRequest;
+  }
 }

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import { bodyTooLarge, readBodyBytes } from "../../core/request/body";
+import { bodyTooLarge } from "../../core/request/body";
 import { requestReadingAgain } from "../../core/request/body-plan";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
 import { type MultipartEntry, multipartBlob } from "../../core/request/multipart";
-import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
+import { NodeBackedIncoming } from "../node-request";
 
 /** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
 type BodyCache = Record<string, Promise<unknown> | undefined>;
@@ -24,32 +24,20 @@ export function honoIncoming(args: unknown[]): HonoIncoming {
  * `c.req.json()`, `c.req.parseBody()` and the rest read it as it arrived. The platform Request is
  * never altered. A body a middleware read through `c.req` first is read from Hono's body cache.
  */
-export class HonoIncoming implements IncomingRequest {
+export class HonoIncoming extends NodeBackedIncoming implements IncomingRequest {
   readonly request: Request;
   private readonly c: Context;
-  /** The Node request under it, on @hono/node-server (see `nodeRequestOf`); looked up when first read. */
-  private nodeRequest: NodeIncomingMessage | null | undefined;
-  /** The fetch Request's headers, once read (see `header`). */
-  private headers: Headers | undefined;
   /** What a middleware read through `c.req` before the endpoint; specroute then reads that copy. */
   private cached: Promise<CachedBody> | undefined;
 
   constructor(readonly args: unknown[]) {
+    super();
     this.c = args[0] as Context;
     this.request = this.c.req.raw;
   }
 
-  header(name: string): string | null {
-    const node = this.node();
-    if (node) return nodeHeader(node, name);
-    // The Headers read once: on Workers each `request.headers` is a call into the runtime.
-    this.headers ??= this.request.headers;
-    return this.headers.get(name);
-  }
-
-  private node(): NodeIncomingMessage | null {
-    if (this.nodeRequest === undefined) this.nodeRequest = nodeRequestOf(this.c.env, this.request) ?? null;
-    return this.nodeRequest;
+  protected bindings(): unknown {
+    return this.c.env;
   }
 
   urlParams(): Record<string, string | undefined> {
@@ -62,7 +50,7 @@ export class HonoIncoming implements IncomingRequest {
 
   readBytes(limit: number, length: number | null, contentType: string | null): Promise<Uint8Array | null> {
     const cached = this.fromCache(contentType);
-    if (cached === undefined) return readNodeBody(this.node(), length) ?? readBodyBytes(this.request, length, limit);
+    if (cached === undefined) return this.readOwnBytes(limit, length);
     return cached.then((body) => {
       const bytes = body.bytes ?? encoder.encode(new URLSearchParams(partsAsStrings(body.parts)).toString());
       if (bytes.byteLength > limit) throw bodyTooLarge(limit);

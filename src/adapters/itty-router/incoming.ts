@@ -1,7 +1,6 @@
-import { readBodyBytes } from "../../core/request/body";
 import { requestOf, requestReadingAgain } from "../../core/request/body-plan";
 import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { type NodeIncomingMessage, nodeHeader, nodeRequestOf, readNodeBody } from "../node-request";
+import { NodeBackedIncoming } from "../node-request";
 
 /** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
 export type IttyRequest = Request & { params?: Record<string, string>; query?: Record<string, string | string[]> };
@@ -16,30 +15,18 @@ export function ittyIncoming(args: unknown[]): IttyIncoming {
  * Once specroute has read the body, the handler gets a request of specroute's own in its place, which
  * reads that body again (see `requestReadingAgain`); the platform Request is never altered.
  */
-export class IttyIncoming implements IncomingRequest {
+export class IttyIncoming extends NodeBackedIncoming implements IncomingRequest {
   readonly request: Request;
   args: unknown[];
-  /** The Node request under it, when @hono/node-server serves the router (see `nodeRequestOf`); looked up when first read. */
-  private nodeRequest: NodeIncomingMessage | null | undefined;
-  /** The fetch Request's headers, once read (see `header`). */
-  private headers: Headers | undefined;
 
   constructor(args: unknown[]) {
+    super();
     this.args = args;
     this.request = requestOf(args[0]);
   }
 
-  header(name: string): string | null {
-    const node = this.node();
-    if (node) return nodeHeader(node, name);
-    // The Headers read once: on Workers each `request.headers` is a call into the runtime.
-    this.headers ??= this.request.headers;
-    return this.headers.get(name);
-  }
-
-  private node(): NodeIncomingMessage | null {
-    if (this.nodeRequest === undefined) this.nodeRequest = nodeRequestOf(this.args[1], this.request) ?? null;
-    return this.nodeRequest;
+  protected bindings(): unknown {
+    return this.args[1];
   }
 
   urlParams(): Record<string, string | undefined> {
@@ -56,7 +43,7 @@ export class IttyIncoming implements IncomingRequest {
   }
 
   readBytes(limit: number, length: number | null): Promise<Uint8Array | null> {
-    return readNodeBody(this.node(), length) ?? readBodyBytes(this.request, length, limit);
+    return this.readOwnBytes(limit, length);
   }
 
   stream(): ReadableStream<Uint8Array> | null {
