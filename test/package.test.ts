@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bundleOf } from "./bundle";
 
 const root = join(__dirname, "..");
 
@@ -72,30 +73,9 @@ describe("package boundaries", () => {
   });
 });
 
-/** A Worker of `app` (TypeScript importing "specroute" from src/), minified: its code and the src files that gave it any. */
-async function workerBundle(app: string): Promise<{ code: string; inputs: string[] }> {
-  const { build } = await import("esbuild");
-  const result = await build({
-    stdin: { contents: app, resolveDir: root, loader: "ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-    metafile: true,
-    alias: { specroute: join(root, "src/index.ts") },
-  });
-  // Files that contributed code to the output (the bundler reads more than it keeps).
-  const output = Object.values(result.metafile.outputs)[0]!;
-  const inputs = Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([file]) => file);
-  return { code: result.outputFiles[0]!.text, inputs };
-}
-
 describe("Workers bundle of a minimal app", () => {
   it("leaves out the SQL layer and any YAML library when the app uses neither", async () => {
-    const { inputs } = await workerBundle(`import { Hono } from "hono";
+    const { files: inputs } = await bundleOf(`import { Hono } from "hono";
 import { fromHono, OpenAPIRoute } from "specroute";
 import { z } from "zod";
 class Hello extends OpenAPIRoute {
@@ -124,7 +104,7 @@ fromHono(app).post("/tasks", CreateTask);
 export default app;`;
 
   it("leaves out rate limiting and idempotency keys when no route declares them", async () => {
-    const { code } = await workerBundle(zodApp);
+    const { code } = await bundleOf(zodApp);
     // Messages of the rate limit's 429 and document, and of the idempotency key's answers and parameter.
     expect(code).not.toContain("Rate limit ");
     expect(code).not.toContain("RateLimit-Policy");
@@ -133,12 +113,12 @@ export default app;`;
   });
 
   it("leaves out schema composition when the app composes no schema", async () => {
-    const { inputs } = await workerBundle(zodApp);
+    const { files: inputs } = await bundleOf(zodApp);
     expect(inputs.filter((file) => file.includes("src/schema/composed"))).toEqual([]);
   });
 
   it("bundles rate limiting and idempotency keys with the app that declares them", async () => {
-    const { code } = await workerBundle(`import { Hono } from "hono";
+    const { code } = await bundleOf(`import { Hono } from "hono";
 import { fromHono, idempotency, memoryRateLimitStore, OpenAPIRoute, rateLimit } from "specroute";
 const once = idempotency({ store: { claim: async () => ({ state: "claimed" }), complete: async () => {}, release: async () => {} } });
 class Create extends OpenAPIRoute {
@@ -171,26 +151,8 @@ describe("the specroute/client entry", () => {
   });
 
   it("bundles for a browser without any server code, zod or a router", async () => {
-    const { build } = await import("esbuild");
-    const result = await build({
-      stdin: {
-        contents: `import { createClient } from "specroute/client";
-export const api = createClient("https://api.example.com");`,
-        resolveDir: root,
-        loader: "ts",
-      },
-      bundle: true,
-      minify: true,
-      format: "esm",
-      platform: "browser",
-      write: false,
-      metafile: true,
-      alias: { "specroute/client": join(root, "src/client/index.ts") },
-    });
-    const output = Object.values(result.metafile.outputs)[0]!;
-    const inputs = Object.entries(output.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([file]) => file);
+    const { files: inputs } = await bundleOf(`import { createClient } from "specroute/client";
+export const api = createClient("https://api.example.com");`);
     expect(inputs.length).toBeGreaterThan(0);
     expect(inputs.filter((file) => file !== "<stdin>" && !file.startsWith("src/client/"))).toEqual([]);
   });

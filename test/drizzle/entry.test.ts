@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bundleOf } from "../bundle";
 
 const root = join(__dirname, "..", "..");
 
@@ -11,27 +12,6 @@ function sourceFiles(dir: string): string[] {
       : entry.name.endsWith(".ts")
         ? [join(dir, entry.name)]
         : [],
-  );
-}
-
-/** Files that gave code to a minified browser-platform bundle of `contents`, with their bytes in it. */
-async function bundledInputs(contents: string): Promise<Record<string, number>> {
-  const { build } = await import("esbuild");
-  const result = await build({
-    stdin: { contents, resolveDir: root, loader: "ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-    metafile: true,
-    alias: { specroute: join(root, "src/index.ts"), "specroute/drizzle": join(root, "src/drizzle/index.ts") },
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
-  return Object.fromEntries(
-    Object.entries(output.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([file, input]) => [file, input.bytesInOutput]),
   );
 }
 
@@ -56,7 +36,7 @@ describe("the specroute/drizzle entry", () => {
   });
 
   it("stays out of the Workers bundle of an app that uses no Drizzle", async () => {
-    const inputs = await bundledInputs(`import { Hono } from "hono";
+    const { bytes: inputs } = await bundleOf(`import { Hono } from "hono";
 import { D1ListEndpoint, fromHono } from "specroute";
 import { z } from "zod";
 class ListUsers extends D1ListEndpoint {
@@ -69,7 +49,7 @@ export default app;`);
   });
 
   it("brings a D1 app only table code of the other dialects, none of their query builders", async () => {
-    const inputs = await bundledInputs(`import { Hono } from "hono";
+    const { bytes: inputs } = await bundleOf(`import { Hono } from "hono";
 import { fromHono } from "specroute";
 import { DrizzleListEndpoint, drizzleMeta } from "specroute/drizzle";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";

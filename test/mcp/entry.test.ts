@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { bundleOf } from "../bundle";
 
 const root = join(__dirname, "..", "..");
 
@@ -12,25 +13,6 @@ function sourceFiles(dir: string): string[] {
         ? [join(dir, entry.name)]
         : [],
   );
-}
-
-/** Files that gave code to a browser-platform bundle of `contents` (specroute from this repo's source). */
-async function bundledInputs(contents: string): Promise<string[]> {
-  const { build } = await import("esbuild");
-  const result = await build({
-    stdin: { contents, resolveDir: root, loader: "ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-    metafile: true,
-    alias: { specroute: join(root, "src/index.ts"), "specroute/mcp": join(root, "src/mcp/index.ts") },
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
-  return Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([file]) => file);
 }
 
 describe("the specroute/mcp entry", () => {
@@ -50,7 +32,7 @@ describe("the specroute/mcp entry", () => {
   });
 
   it("stays out of the Workers bundle of an app that serves no MCP", async () => {
-    const inputs = await bundledInputs(`import { Hono } from "hono";
+    const { files: inputs } = await bundleOf(`import { Hono } from "hono";
 import { fromHono, OpenAPIRoute } from "specroute";
 class Hello extends OpenAPIRoute {
   schema = { "x-mcp": true, responses: {} };
@@ -63,7 +45,7 @@ export default app;`);
   });
 
   it("brings the SDK's server and web-standard transport, and no Node transport, to an app that serves MCP", async () => {
-    const inputs = await bundledInputs(`import { Hono } from "hono";
+    const { files: inputs } = await bundleOf(`import { Hono } from "hono";
 import { fromHono } from "specroute";
 import { serveMcp } from "specroute/mcp";
 const app = new Hono();
