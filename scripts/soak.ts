@@ -1,28 +1,35 @@
-// npm run soak [-- --seconds 60 --warmup 15 --connections 50]: the tasks example under mixed CRUD load.
+// npm run soak [-- --seconds 60 --warmup 15 --connections 50 --write-limit N]: the tasks example under
+// mixed CRUD load.
 //
 // Starts examples/tasks/server.ts as a child process on a free 127.0.0.1 port with a temporary SQLite
-// file, drives it with a fixed number of keep-alive connections, and prints requests, statuses per
-// operation, latency, and the server's RSS after warm-up and at the end. Each connection works in a
+// file (or the PostgreSQL at DATABASE_URL, in WORKERS processes, as the example reads them), drives it
+// with a fixed number of keep-alive connections, and prints requests, statuses per operation, latency,
+// and the server's RSS (its processes together) after warm-up and at the end. The example's write limit
+// is raised to --write-limit a minute (default 100 million), so the soak loads the server, not its
+// limit: a 429 is a failure, explained. Each connection works in a
 // project of its own, so every status is predictable: anything but the expected one is a failure.
 // At the end every task each connection believes it has is read back: nothing may be lost.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { databaseConfig, describeDatabase } from "../examples/tasks/database";
 
 const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "60" },
     warmup: { type: "string", default: "15" },
     connections: { type: "string", default: "50" },
+    "write-limit": { type: "string", default: "100000000" },
   },
 });
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
+const WRITE_LIMIT = values["write-limit"];
 const API_KEY = "soak-key";
 const MAX_TASKS = 40;
 
@@ -64,16 +71,20 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The resident memory of a process and of its children (a cluster's workers), in bytes. */
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]);
-  return kb * 1024;
+  const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((thread) =>
+    readFileSync(`/proc/${pid}/task/${thread}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
+  return own + children.reduce((sum, child) => sum + rssOf(child), 0);
 }
 
 async function startServer(port: number, dbFile: string): Promise<ChildProcess> {
   // node --import tsx (not the tsx binary, which forks): the child's pid is the server's, for its RSS.
   const child = spawn(process.execPath, ["--import", "tsx", "examples/tasks/server.ts"], {
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DB_FILE: dbFile, API_KEY },
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DB_FILE: dbFile, API_KEY, WRITE_LIMIT },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -251,12 +262,16 @@ function percentile(sorted: number[], p: number): number {
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "specroute-soak-"));
   const port = await freePort();
-  const server = await startServer(port, join(dir, "tasks.db"));
+  const dbFile = join(dir, "tasks.db");
+  // What the example itself reads from the same environment: the database it really serves from.
+  const database = describeDatabase(databaseConfig({ ...process.env, DB_FILE: dbFile }));
+  const server = await startServer(port, dbFile);
   const MB = 1024 * 1024;
   let exitCode = 1;
   try {
+    const workers = process.env.WORKERS ? `, ${process.env.WORKERS} worker processes` : "";
     console.log(
-      `soak: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${SECONDS} s of mixed CRUD on the tasks example (pid ${server.pid}, 127.0.0.1:${port}, SQLite ${join(dir, "tasks.db")})`,
+      `soak: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${SECONDS} s of mixed CRUD on the tasks example (pid ${server.pid}, 127.0.0.1:${port}, ${database}${workers}, write limit ${WRITE_LIMIT} a minute)`,
     );
     const warm = newStats();
     const measured = newStats();
@@ -331,6 +346,12 @@ async function main() {
       console.log(`  unexpected ${op}: ${status} ${body}`);
     }
     for (const error of [...warm.errors, ...measured.errors].slice(0, 5)) console.log(`  error ${error}`);
+    const limited = [...warm.unexpected, ...measured.unexpected].filter(({ status }) => status === 429).length;
+    if (limited > 0) {
+      console.log(
+        `  ${limited} answers were 429: the example's write limit (${WRITE_LIMIT} a minute per client) was reached, so the run measured the limit, not the server; raise --write-limit`,
+      );
+    }
 
     const pass = errors === 0 && unexpected === 0 && lost === 0 && Math.abs(drift) <= 0.1;
     console.log(`result: ${pass ? "PASS" : "FAIL"}`);

@@ -4,23 +4,18 @@ import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { packageSource, packPackage as packSpecroute } from "../src/cli/package-source";
 
 export const root = join(__dirname, "..");
 export const run = promisify(execFile);
 
 /**
  * Builds the package into a stage of its own (the repository's dist/ is left alone), packs it into `dir`
- * with `npm pack`, and returns the directory the tarball unpacks to.
+ * as `specroute init` packs a checkout, and returns the directory the tarball unpacks to.
  */
 export async function packPackage(dir: string): Promise<string> {
-  const stage = join(dir, "stage");
-  const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
-  for (const { path } of JSON.parse(stdout)[0].files as Array<{ path: string }>) {
-    if (!path.startsWith("dist/")) cpSync(join(root, path), join(stage, path), { recursive: true });
-  }
-  await run(join(root, "node_modules", ".bin", "tsup"), ["--out-dir", join(stage, "dist")], { cwd: root });
-  const packed = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], { cwd: stage });
-  await run("tar", ["-xzf", join(dir, JSON.parse(packed.stdout)[0].filename), "-C", dir]);
+  const tarball = await packSpecroute(packageSource(root), dir);
+  await run("tar", ["-xzf", join(dir, tarball), "-C", dir]);
   return join(dir, "package");
 }
 

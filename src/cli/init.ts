@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CliError } from "./errors";
 import { packageNameProblem, suggestPackageName } from "./package-name";
+import { type PackageSource, packageSource, packPackage } from "./package-source";
 
 /** A project `specroute init` can write: the folder under `templates/` and how to start it. */
 export interface Template {
@@ -57,6 +59,9 @@ Options:
   -t, --template <name>  the template to write (required)
   --name <name>          the package name; default: the directory's name, which must then be
                          a valid npm package name
+  --specroute <spec>     the project's specroute dependency (a version, or file:<path>);
+                         default: this version when it was installed from the registry,
+                         else this build packed into vendor/ (from a checkout, built first)
   --force                write into a directory that is not empty; a file already there is
                          still never overwritten: init names it and writes nothing
   -h, --help             show this help
@@ -70,6 +75,11 @@ export interface InitOptions {
   name?: string;
   /** Write into a non-empty directory (never over a file already there). */
   force?: boolean;
+  /**
+   * The project's `specroute` dependency as package.json writes it. Default: this version when it came
+   * from a registry, else this build packed into the project's `vendor/` (see {@link packageSource}).
+   */
+  specroute?: string;
   /** Directory `dir` is relative to. Default `process.cwd()`. */
   cwd?: string;
 }
@@ -83,6 +93,8 @@ export interface InitResult {
   files: string[];
   /** The two commands to run next, from the directory init ran in. */
   next: [string, string];
+  /** Where the project's specroute comes from, when it is not the registry's: said to the user. */
+  packed?: string;
 }
 
 /** Template files whose name npm pack would drop or act on, stored under another name. */
@@ -104,20 +116,25 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
   if (!template) throw new CliError(`unknown template '${options.template}' (templates: ${TEMPLATE_NAMES})`);
   const cwd = options.cwd ?? process.cwd();
   const root = resolve(cwd, options.dir);
-  const { dir: templatesDir, version } = packageFiles();
+  const source = packageSource(packageRoot());
   const name = options.name ?? basename(root);
-  const files = await templateFiles(join(templatesDir, template.name));
+  const files: Record<string, string | Uint8Array> = await templateFiles(join(source.root, "templates", template.name));
   checkName(name, options.name === undefined, dependenciesOf(files));
-
+  const tarball =
+    options.specroute === undefined && source.kind !== "published" ? `specroute-${source.version}.tgz` : undefined;
+  if (tarball) files[`vendor/${tarball}`] = new Uint8Array(0);
   await checkDirectory(root, options.dir, Boolean(options.force), Object.keys(files));
-  const values: Record<string, string> = { name, specrouteVersion: version };
-  const rendered = Object.entries(files).map(([file, text]) => [file, render(text, values)] as const);
-  for (const [file, text] of rendered) {
+
+  // An unpublished specroute is packed before the first file is written, so a failed build writes nothing.
+  if (tarball) files[`vendor/${tarball}`] = await packedTarball(source, tarball);
+  const dependency = options.specroute ?? (tarball ? `file:vendor/${tarball}` : source.version);
+  const values: Record<string, string> = { name, specrouteDependency: dependency };
+  for (const [file, content] of Object.entries(files)) {
     const target = join(root, ...file.split("/"));
     await mkdir(dirname(target), { recursive: true });
     try {
       // "wx": a file that appeared since the check is refused, not overwritten.
-      await writeFile(target, text, { flag: "wx" });
+      await writeFile(target, typeof content === "string" ? render(content, values) : content, { flag: "wx" });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new CliError(`${display(cwd, target)} exists`);
       throw err;
@@ -126,7 +143,26 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
 
   const where = display(cwd, root);
   const install = where === "." ? template.install : `cd ${where} && ${template.install}`;
-  return { root, name, files: Object.keys(files).sort(), next: [install, template.run] };
+  const packed = tarball && `vendor/${tarball}, packed from ${describeSource(source)}`;
+  return { root, name, files: Object.keys(files).sort(), next: [install, template.run], ...(packed && { packed }) };
+}
+
+/** The bytes of `source` packed as `npm pack` does. */
+async function packedTarball(source: PackageSource, expected: string): Promise<Uint8Array> {
+  const scratch = mkdtempSync(join(tmpdir(), "specroute-init-"));
+  try {
+    const packed = await packPackage(source, scratch);
+    if (packed !== expected) throw new Error(`npm pack wrote ${packed}, not ${expected}`);
+    return await readFile(join(scratch, packed));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function describeSource(source: PackageSource): string {
+  return source.kind === "checkout"
+    ? `the specroute checkout at ${source.root} (built now)`
+    : `the specroute ${source.version} installed at ${source.root}, which did not come from the npm registry`;
 }
 
 /** `specroute init`: parse the arguments, write the project, print what to run next. */
@@ -140,15 +176,16 @@ export async function initCommand(
     return;
   }
   const result = await initProject({ ...args, cwd: io.cwd });
+  const packed = result.packed ? `Its specroute dependency is ${result.packed}.\n` : "";
   io.stdout.write(
-    `Created ${result.name} in ${display(io.cwd, result.root)} (${args.template} template, ${result.files.length} files)\n\n` +
+    `Created ${result.name} in ${display(io.cwd, result.root)} (${args.template} template, ${result.files.length} files)\n${packed}\n` +
       `Next:\n  ${result.next[0]}\n  ${result.next[1]}\n`,
   );
 }
 
 function parseInitArgs(argv: readonly string[]): Omit<InitOptions, "cwd"> | "help" {
   const positionals: string[] = [];
-  const values: { template?: string; name?: string } = {};
+  const values: { template?: string; name?: string; specroute?: string } = {};
   let force = false;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
@@ -163,7 +200,7 @@ function parseInitArgs(argv: readonly string[]): Omit<InitOptions, "cwd"> | "hel
     }
     const eq = token.startsWith("--") ? token.indexOf("=") : -1;
     const flag = eq === -1 ? token : token.slice(0, eq);
-    const option = flag === "-t" || flag === "--template" ? "template" : flag === "--name" ? "name" : undefined;
+    const option = INIT_VALUE_OPTIONS[flag];
     if (option === undefined) throw new CliError(`unknown option '${flag}' (see specroute init --help)`);
     const value = eq === -1 ? argv[++i] : token.slice(eq + 1);
     if (value === undefined || value === "" || (eq === -1 && value.startsWith("-"))) {
@@ -181,16 +218,21 @@ function parseInitArgs(argv: readonly string[]): Omit<InitOptions, "cwd"> | "hel
   if (extra.length > 0)
     throw new CliError(`unexpected argument '${extra[0]}' (usage: specroute init <dir> --template <name>)`);
   if (values.template === undefined) throw new CliError(`missing --template (templates: ${TEMPLATE_NAMES})`);
-  return { dir, template: values.template, name: values.name, force };
+  return { dir, template: values.template, name: values.name, specroute: values.specroute, force };
 }
 
-/** The package's `templates/` folder and its version, found from this module in `src/cli/` or `dist/`. */
-function packageFiles(): { dir: string; version: string } {
+const INIT_VALUE_OPTIONS: Record<string, "template" | "name" | "specroute" | undefined> = {
+  "-t": "template",
+  "--template": "template",
+  "--name": "name",
+  "--specroute": "specroute",
+};
+
+/** The package's folder (its package.json and `templates/`), found from this module in `src/cli/` or `dist/`. */
+function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let up = 0; up < 3; up++, dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (!existsSync(join(dir, "templates")) || !existsSync(manifest)) continue;
-    return { dir: join(dir, "templates"), version: JSON.parse(readFileSync(manifest, "utf8")).version };
+    if (existsSync(join(dir, "templates")) && existsSync(join(dir, "package.json"))) return dir;
   }
   throw new CliError("this install of specroute has no templates folder: reinstall specroute");
 }
@@ -207,8 +249,8 @@ async function templateFiles(dir: string, prefix = ""): Promise<Record<string, s
 }
 
 /** The packages the template's package.json installs: npm refuses a project named like one of them. */
-function dependenciesOf(files: Record<string, string>): string[] {
-  const manifest = JSON.parse(files["package.json"] ?? "{}");
+function dependenciesOf(files: Record<string, string | Uint8Array>): string[] {
+  const manifest = JSON.parse((files["package.json"] as string | undefined) ?? "{}");
   return [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})];
 }
 

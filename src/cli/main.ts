@@ -75,7 +75,7 @@ Options:
                         first export that does
   -o, --output <file>   write to <file> instead of stdout
   --format json|yaml    default: yaml if <file> ends in .yaml or .yml, else json
-  --openapi 3|3.1       OpenAPI 3.0.3 or 3.1.0; default: the router's openapiVersion option
+  --openapi 3|3.1|3.2   OpenAPI 3.0.3, 3.1.0 or 3.2.0; default: the router's openapiVersion option
   --hide-tag <tag>      leave out operations tagged <tag>, e.g. internal routes in a public
                         document (repeatable; routes marked x-ignore are always left out)
   --env KEY=VALUE       build the document an environment with this binding sees (schema
@@ -95,7 +95,7 @@ const VALUE_OPTIONS: Record<string, ValueOption> = {
   "--env": "env",
 };
 
-const OPENAPI_VERSIONS: readonly OpenAPIVersion[] = ["3", "3.1"];
+const OPENAPI_VERSIONS: readonly OpenAPIVersion[] = ["3", "3.1", "3.2"];
 
 /**
  * Runs the CLI with `argv` (the arguments after the program name) and resolves to its exit code:
@@ -226,7 +226,7 @@ function parseArgs(argv: readonly string[]): OpenapiArgs | "help" {
     throw new CliError(`--format must be json or yaml, got '${format}'`);
   }
   if (openapi !== undefined && !(OPENAPI_VERSIONS as readonly string[]).includes(openapi)) {
-    throw new CliError(`--openapi must be 3 or 3.1, got '${openapi}'`);
+    throw new CliError(`--openapi must be 3, 3.1 or 3.2, got '${openapi}'`);
   }
   return {
     module,

@@ -25,8 +25,11 @@ describe("specroute init", () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Runs `specroute init` in-process from the scratch directory. */
-  const init = (...argv: string[]) => runCli(["init", ...argv], tmp);
+  /**
+   * Runs `specroute init` in-process from the scratch directory, naming the dependency to write: from this
+   * checkout init would otherwise build and pack it (init-checkout.test.ts runs that).
+   */
+  const init = (...argv: string[]) => runCli(["init", ...argv, "--specroute", VERSION], tmp);
 
   /** Runs it expecting a refusal: exit 1, one line on stderr, nothing on stdout. */
   async function refusal(...argv: string[]) {
@@ -36,7 +39,7 @@ describe("specroute init", () => {
     return result.stderr;
   }
 
-  it("writes every file of the template with the project's name and this version, then prints the two next commands", async () => {
+  it("writes every file of the template with the project's name and the --specroute dependency, then prints the two next commands", async () => {
     const result = await init("my-api", "--template", "node-sqlite");
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(result.stdout).toBe(
@@ -58,10 +61,11 @@ describe("specroute init", () => {
       "\n  cd pg-api && npm install\n  DATABASE_URL=postgres://user:password@127.0.0.1:5432/db npm run dev\n",
     );
     mkdirSync(join(tmp, "here-api"));
-    const here = await runCli(["init", ".", "--template=bun"], join(tmp, "here-api"));
+    const here = await runCli(["init", ".", "--template=bun", `--specroute=file:../specroute`], join(tmp, "here-api"));
     expect(here).toMatchObject({ code: 0, stderr: "" });
     expect(here.stdout).toBe("Created here-api in . (bun template, 10 files)\n\nNext:\n  bun install\n  bun run dev\n");
-    expect(JSON.parse(readFileSync(join(tmp, "here-api", "package.json"), "utf8")).name).toBe("here-api");
+    const manifest = JSON.parse(readFileSync(join(tmp, "here-api", "package.json"), "utf8"));
+    expect(manifest).toMatchObject({ name: "here-api", dependencies: { specroute: "file:../specroute" } });
   });
 
   it("refuses an unknown or missing template, listing the templates", async () => {

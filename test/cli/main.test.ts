@@ -115,6 +115,12 @@ describe("specroute openapi", () => {
     );
   });
 
+  it("writes OpenAPI 3.2 with --openapi 3.2, as a router with openapiVersion 3.2 serves it", async () => {
+    const result = await cli("openapi", `${FIXTURES}/itty-app.ts`, "--openapi", "3.2");
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout).openapi).toBe("3.2.0");
+  });
+
   it("takes the export named with --export", async () => {
     const result = await cli("openapi", `${FIXTURES}/hono-split.ts`, "--export", "openapi");
     expect(JSON.parse(result.stdout)).toEqual(splitRouter.getGeneratedSchema());
@@ -231,7 +237,7 @@ describe("specroute openapi", () => {
         "specroute: --format must be json or yaml, got 'xml'\n",
       );
       expect(await failure("openapi", `${FIXTURES}/hono-app.ts`, "--openapi", "3.0")).toBe(
-        "specroute: --openapi must be 3 or 3.1, got '3.0'\n",
+        "specroute: --openapi must be 3, 3.1 or 3.2, got '3.0'\n",
       );
     });
 

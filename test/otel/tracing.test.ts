@@ -189,6 +189,7 @@ for (const harness of httpHarnesses) {
       const span = one("GET /boom");
       expect(span.status.code).toBe(SpanStatusCode.ERROR);
       expect(span.attributes["error.type"]).toBe("TypeError");
+      expect(span.attributes["http.response.status_code"]).toBe(500);
       expect(one("handle").attributes["error.type"]).toBe("TypeError");
     });
 

@@ -337,7 +337,8 @@ function endAnswered(span: TraceSpan, response: Response): Response {
 
 /**
  * The request span ended with what went to the router's error hook: a framework error carries its
- * status (Hono's HTTPException); what the app threw is answered by the router, a server error.
+ * status (Hono's HTTPException); what the app threw is answered by the router, a 500 unless an error
+ * hook of the app's answers otherwise, which the span cannot see (the hook runs after it ends).
  */
 function endThrown(span: TraceSpan, thrown: unknown): void {
   const status = (thrown as { status?: unknown } | null)?.status;
@@ -346,6 +347,7 @@ function endThrown(span: TraceSpan, thrown: unknown): void {
     span.end(status >= 500 ? String(status) : undefined);
     return;
   }
+  span.set({ "http.response.status_code": 500 });
   span.end(errorTypeOf(thrown));
 }
 
