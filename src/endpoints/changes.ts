@@ -35,11 +35,14 @@ export interface ChangeEvent {
  * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
  * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
  * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
- * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint).
+ * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint). Like List, it is scoped by every
+ * URL parameter that is a model field, and by the keys a mount supplies that `pathParameters` names
+ * before the object's own: share the collection's Meta, which names one object's full path.
  *
  * @example
+ * const taskMeta = { model: taskModel, changes: taskFeed, pathParameters: ["projectId", "id"] };
  * class TaskChanges extends SqlChangesEndpoint {
- *   _meta = { model: taskModel, changes: taskFeed, pathParameters: ["projectId"] };
+ *   _meta = taskMeta; // registered at /projects/:projectId/tasks/changes: one project's tasks
  *   filterFields = ["done"];
  * }
  */
