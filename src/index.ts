@@ -125,6 +125,7 @@ export {
   bearerAuth,
   type Verify,
 } from "./core/security/auth-schemes";
+export { constantTimeEqual } from "./core/security/constant-time";
 export { type DocsAssetFile, getReDocUI, getSwaggerUI } from "./docs-ui";
 export {
   type ChangeEvent,

@@ -4,6 +4,7 @@ import {
   ConflictException,
   changeFeed,
   clientIp,
+  constantTimeEqual,
   contentJson,
   contentMultipart,
   type Filters,
@@ -42,7 +43,9 @@ const writeKey = apiKeyAuth({
   in: "header",
   name: "X-API-Key",
   description: "The API key for writes (the API_KEY environment variable)",
-  verify: (key, { args }) => (key === (args[0] as AppContext).env.API_KEY ? { client: "api-key" } : null),
+  // constantTimeEqual, not ===: its time says nothing of how much of a guess was right; an unset API_KEY lets no one in.
+  verify: async (key, { args }) =>
+    (await constantTimeEqual(key, (args[0] as AppContext).env.API_KEY)) ? { client: "api-key" } : null,
 });
 
 /**
