@@ -20,6 +20,7 @@ import {
   SqlListEndpoint,
   SqlReadEndpoint,
   SqlUpdateEndpoint,
+  safeFileName,
   sqlIdempotencyStore,
   sqlRateLimitStore,
   toSqlDriver,
@@ -277,7 +278,8 @@ export class UploadAttachment extends OpenAPIRoute {
     const [row] = await db.query(
       `INSERT INTO attachments ("projectId", filename, content_type, size, sha256, note)
        VALUES (${values}) RETURNING *`,
-      [params.projectId, body.file.name, body.file.type, body.file.size, sha256, body.note ?? null],
+      // The name is the client's (`../../x`, control characters, any length): kept only once made safe.
+      [params.projectId, safeFileName(body.file.name), body.file.type, body.file.size, sha256, body.note ?? null],
     );
     return c.json(Attachment.parse(row), 201);
   }
