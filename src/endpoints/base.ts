@@ -93,7 +93,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     return resolveMeta(this._meta);
   }
 
-  /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
+  /** URL parameters that are model fields: an object's primary keys, or the keys a collection is scoped by. */
   get pathKeys(): string[] {
     return this.preparedPathKeys ?? resolvePathKeys(this.meta, this.identifiesObject, this.params);
   }

@@ -31,7 +31,7 @@ export interface ChangeEvent {
  * GET a live collection's changes as Server-Sent Events: `created`, `updated` and `deleted`, each with
  * the object as the Read endpoint serializes it and its `id` in the collection's log, from now on, or
  * from the `Last-Event-ID` a reconnecting client sends. A listener sees exactly what the List endpoint
- * with the same filters would show it: the path's parent keys, `filterFields` and `filterOperators` as
+ * with the same filters would show it: the path's keys, `filterFields` and `filterOperators` as
  * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
  * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
  * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
