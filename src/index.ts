@@ -86,6 +86,7 @@ export {
   sseEvent,
 } from "./core/request/content";
 export { type FileFieldOptions, fileField } from "./core/request/file-field";
+export { type SafeFileNameOptions, safeFileName } from "./core/request/safe-file-name";
 export type { Serializer } from "./core/route/negotiate";
 export { OpenAPIRoute, type OpenAPIRouteClass, type RouteOptions } from "./core/route/open-api-route";
 export { jsonResp } from "./core/route/respond";
@@ -125,6 +126,7 @@ export {
   bearerAuth,
   type Verify,
 } from "./core/security/auth-schemes";
+export { constantTimeEqual } from "./core/security/constant-time";
 export { type DocsAssetFile, getReDocUI, getSwaggerUI } from "./docs-ui";
 export {
   type ChangeEvent,

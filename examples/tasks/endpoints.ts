@@ -4,6 +4,7 @@ import {
   ConflictException,
   changeFeed,
   clientIp,
+  constantTimeEqual,
   contentJson,
   contentMultipart,
   type Filters,
@@ -19,6 +20,7 @@ import {
   SqlListEndpoint,
   SqlReadEndpoint,
   SqlUpdateEndpoint,
+  safeFileName,
   sqlIdempotencyStore,
   sqlRateLimitStore,
   toSqlDriver,
@@ -42,7 +44,9 @@ const writeKey = apiKeyAuth({
   in: "header",
   name: "X-API-Key",
   description: "The API key for writes (the API_KEY environment variable)",
-  verify: (key, { args }) => (key === (args[0] as AppContext).env.API_KEY ? { client: "api-key" } : null),
+  // constantTimeEqual, not ===: its time says nothing of how much of a guess was right; an unset API_KEY lets no one in.
+  verify: async (key, { args }) =>
+    (await constantTimeEqual(key, (args[0] as AppContext).env.API_KEY)) ? { client: "api-key" } : null,
 });
 
 /**
@@ -275,7 +279,8 @@ export class UploadAttachment extends OpenAPIRoute {
     const [row] = await db.query(
       `INSERT INTO attachments ("projectId", filename, content_type, size, sha256, note)
        VALUES (${values}) RETURNING *`,
-      [params.projectId, body.file.name, body.file.type, body.file.size, sha256, body.note ?? null],
+      // The name is the client's (`../../x`, control characters, any length): kept only once made safe.
+      [params.projectId, safeFileName(body.file.name), body.file.type, body.file.size, sha256, body.note ?? null],
     );
     return c.json(Attachment.parse(row), 201);
   }

@@ -115,7 +115,8 @@ export class RouteDefinition {
       router: this.router,
       raiseUnknownParameters: this.router.options.raiseUnknownParameters,
       route: toOpenAPIPath(this.router.options.base + this.path),
-      urlParams: pathParameterNames(this.path),
+      // Its router's base included, as chanfana counts them: a base's parameter scopes a collection too.
+      urlParams: pathParameterNames(this.router.options.base + this.path),
       method: this.method,
     };
     this.endpoint = prepareEndpoint(this.EndpointClass, routeOptions);

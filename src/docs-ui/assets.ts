@@ -1,6 +1,9 @@
 /** Where a docs page loads its JavaScript and CSS from. */
 export type DocsAssets =
-  /** jsDelivr, pinned to the major version specroute was checked against. */
+  /**
+   * jsDelivr, at the exact version specroute was checked against, each tag with the Subresource Integrity
+   * hash of that version's file: a file the CDN changed is refused by the browser.
+   */
   | { kind: "cdn" }
   /** Served by the app under `baseUrl` (e.g. `/docs/assets`); see {@link docsAssetFiles}. */
   | { kind: "self-hosted"; baseUrl: string };
@@ -52,29 +55,47 @@ const CDN = "https://cdn.jsdelivr.net/npm";
 
 interface PageAssets {
   package: string;
-  /** Major version pinned on the CDN. */
-  major: number;
-  files: ReadonlyArray<{ file: string; path: string; contentType: string; localUrls?: Record<string, string> }>;
+  /** Exact version on the CDN: the integrity hashes are of its files (test/docs-ui/integrity.test.ts checks them). */
+  version: string;
+  files: ReadonlyArray<{
+    file: string;
+    path: string;
+    contentType: string;
+    /** Subresource Integrity of the file in `version`, as the CDN serves it. */
+    integrity: string;
+    localUrls?: Record<string, string>;
+  }>;
 }
 
-// Paths checked against swagger-ui-dist 5.35.0, redoc 2.5.4 and @scalar/api-reference 1.46.4.
+// The devDependencies' versions: upgrading one means new hashes here (sha384, base64 of the file's bytes).
 const PAGE_ASSETS: Record<DocsPage, PageAssets> = {
   "swagger-ui": {
     package: "swagger-ui-dist",
-    major: 5,
+    version: "5.35.0",
     files: [
-      { file: "swagger-ui.css", path: "swagger-ui.css", contentType: CSS },
-      { file: "swagger-ui-bundle.js", path: "swagger-ui-bundle.js", contentType: JS },
+      {
+        file: "swagger-ui.css",
+        path: "swagger-ui.css",
+        contentType: CSS,
+        integrity: "sha384-WlYgdmXYOOBWL5apwjDEZwN+U3HmXSSu5R6V5aGxEcf7z+KuRNwBhoxKVN1i3D5I",
+      },
+      {
+        file: "swagger-ui-bundle.js",
+        path: "swagger-ui-bundle.js",
+        contentType: JS,
+        integrity: "sha384-gjRm0bEPMeTmMh5jT2cHccIwCUZSTd8YC+j0d0sXw0MdGEfScduGpSyF3ZSSLkX9",
+      },
     ],
   },
   redoc: {
     package: "redoc",
-    major: 2,
+    version: "2.5.4",
     files: [
       {
         file: "redoc.standalone.js",
         path: "bundles/redoc.standalone.js",
         contentType: JS,
+        integrity: "sha384-w447zOpYfw/1Tv/5AK9NfHTlQIqE3RVR6KY62jCyy9zNDgO64cMwGGP1Fj0zJVf5",
         // The sidebar's "API docs by Redocly" logo, which Redoc has no option to turn off.
         localUrls: { "https://cdn.redoc.ly/redoc/logo-mini.svg": DOCS_FAVICON_FILE },
       },
@@ -82,9 +103,16 @@ const PAGE_ASSETS: Record<DocsPage, PageAssets> = {
   },
   scalar: {
     package: "@scalar/api-reference",
-    major: 1,
-    // Renamed from `standalone.js` so the file says whose it is next to the others.
-    files: [{ file: "scalar-api-reference.js", path: "dist/browser/standalone.js", contentType: JS }],
+    version: "1.46.4",
+    files: [
+      {
+        // Renamed from `standalone.js` so the file says whose it is next to the others.
+        file: "scalar-api-reference.js",
+        path: "dist/browser/standalone.js",
+        contentType: JS,
+        integrity: "sha384-BbTs28WithFYxTDCiH0YPK5tv3MflhBVpABoMjfb9UqXa/hegSE9I4THoddKejMF",
+      },
+    ],
   },
 };
 
@@ -100,7 +128,7 @@ const PAGE_ASSETS: Record<DocsPage, PageAssets> = {
 export function docsAssetFiles(page: DocsPage): DocsAssetFile[] {
   const assets = PAGE_ASSETS[page];
   if (!assets) throw new Error(`Unknown docs page ${JSON.stringify(page)}`);
-  return assets.files.map((f) => ({ ...f, package: assets.package }));
+  return assets.files.map(({ integrity: _, ...f }) => ({ ...f, package: assets.package }));
 }
 
 /**
@@ -125,13 +153,22 @@ export function selfHostedAsset(
   return text;
 }
 
-/** URL of the page's asset named `file`, on the CDN or under the self-hosted base URL. */
-export function assetUrl(page: DocsPage, file: string, assets: DocsAssets = { kind: "cdn" }): string {
-  if (assets.kind === "self-hosted") return `${selfHostedBase(assets.baseUrl)}/${file}`;
-  const { package: pkg, major, files } = PAGE_ASSETS[page];
+/** Where a page loads one file from: its URL and, from the CDN, the file's integrity hash. */
+export interface AssetSource {
+  url: string;
+  integrity?: string;
+}
+
+/**
+ * Where the page's asset named `file` comes from: under the self-hosted base URL (the app's own files,
+ * whatever version it installed, so no hash), or the pinned version on the CDN with its integrity hash.
+ */
+export function assetSource(page: DocsPage, file: string, assets: DocsAssets = { kind: "cdn" }): AssetSource {
+  if (assets.kind === "self-hosted") return { url: `${selfHostedBase(assets.baseUrl)}/${file}` };
+  const { package: pkg, version, files } = PAGE_ASSETS[page];
   const entry = files.find((f) => f.file === file);
   if (!entry) throw new Error(`${page} has no asset ${JSON.stringify(file)}`);
-  return `${CDN}/${pkg}@${major}/${entry.path}`;
+  return { url: `${CDN}/${pkg}@${version}/${entry.path}`, integrity: entry.integrity };
 }
 
 /** `baseUrl` without trailing slashes, so joining with `/file` never yields `//`. */

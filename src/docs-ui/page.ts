@@ -1,4 +1,4 @@
-import { DOCS_FAVICON_FILE, DOCS_FAVICON_SVG, type DocsAssets, selfHostedBase } from "./assets";
+import { type AssetSource, DOCS_FAVICON_FILE, DOCS_FAVICON_SVG, type DocsAssets, selfHostedBase } from "./assets";
 import { escapeHtml } from "./escape";
 
 /**
@@ -21,14 +21,19 @@ ${body}
 `;
 }
 
-/** A `<script src>` element. */
-export function scriptTag(src: string): string {
-  return `<script src="${escapeHtml(src)}"></script>`;
+/** A `<script src>` element, checked against the source's integrity hash when it has one. */
+export function scriptTag(source: AssetSource): string {
+  return `<script src="${escapeHtml(source.url)}"${integrityAttributes(source)}></script>`;
 }
 
-/** A `<link rel="stylesheet">` element. */
-export function stylesheetTag(href: string): string {
-  return `<link rel="stylesheet" href="${escapeHtml(href)}">`;
+/** A `<link rel="stylesheet">` element, checked against the source's integrity hash when it has one. */
+export function stylesheetTag(source: AssetSource): string {
+  return `<link rel="stylesheet" href="${escapeHtml(source.url)}"${integrityAttributes(source)}>`;
+}
+
+/** `integrity` and `crossorigin="anonymous"` (a cross-origin file is only checked when fetched with CORS, without cookies). */
+function integrityAttributes({ integrity }: AssetSource): string {
+  return integrity === undefined ? "" : ` integrity="${escapeHtml(integrity)}" crossorigin="anonymous"`;
 }
 
 /** A `<link rel="icon">` to specroute's icon: the self-hosted file, else a `data:` URL. */

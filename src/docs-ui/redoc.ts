@@ -1,4 +1,4 @@
-import { assetUrl, type DocsPageOptions } from "./assets";
+import { assetSource, type DocsPageOptions } from "./assets";
 import { escapeHtml } from "./escape";
 import { htmlDocument, scriptTag } from "./page";
 
@@ -10,7 +10,7 @@ import { htmlDocument, scriptTag } from "./page";
  * redocPage({ openapiUrl: "/openapi.json", assets: { kind: "self-hosted", baseUrl: "/docs/assets" } });
  */
 export function redocPage(options: DocsPageOptions): string {
-  const bundle = assetUrl("redoc", "redoc.standalone.js", options.assets);
+  const bundle = assetSource("redoc", "redoc.standalone.js", options.assets);
   // The standalone bundle finds the <redoc> element and reads spec-url itself, so no init code is needed.
   return htmlDocument(
     options.title || "ReDocUI",

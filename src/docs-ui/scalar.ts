@@ -1,4 +1,4 @@
-import { assetUrl, type DocsPageOptions } from "./assets";
+import { assetSource, type DocsPageOptions } from "./assets";
 import { escapeHtml } from "./escape";
 import { htmlDocument, scriptTag } from "./page";
 
@@ -22,7 +22,7 @@ export const SCALAR_SELF_HOSTED_CONFIGURATION = /* @__PURE__ */ Object.freeze({
  * scalarPage({ openapiUrl: "/openapi.json", assets: { kind: "self-hosted", baseUrl: "/docs/assets" } });
  */
 export function scalarPage(options: DocsPageOptions): string {
-  const bundle = assetUrl("scalar", "scalar-api-reference.js", options.assets);
+  const bundle = assetSource("scalar", "scalar-api-reference.js", options.assets);
   const configuration =
     options.assets?.kind === "self-hosted"
       ? ` data-configuration="${escapeHtml(JSON.stringify(SCALAR_SELF_HOSTED_CONFIGURATION))}"`

@@ -1,4 +1,4 @@
-import { assetUrl, type DocsPageOptions, SWAGGER_UI_INIT_FILE, selfHostedBase } from "./assets";
+import { assetSource, type DocsPageOptions, SWAGGER_UI_INIT_FILE, selfHostedBase } from "./assets";
 import { scriptString } from "./escape";
 import { htmlDocument, scriptTag, stylesheetTag } from "./page";
 
@@ -30,12 +30,12 @@ export function swaggerUiInitScript(openapiUrl: string): string {
  */
 export function swaggerUiPage(options: DocsPageOptions): string {
   const { assets } = options;
-  const css = assetUrl("swagger-ui", "swagger-ui.css", assets);
-  const bundle = assetUrl("swagger-ui", "swagger-ui-bundle.js", assets);
+  const css = assetSource("swagger-ui", "swagger-ui.css", assets);
+  const bundle = assetSource("swagger-ui", "swagger-ui-bundle.js", assets);
   // Self-hosted pages load the init code as a file, so a CSP without 'unsafe-inline' still works.
   const init =
     assets?.kind === "self-hosted"
-      ? scriptTag(`${selfHostedBase(assets.baseUrl)}/${SWAGGER_UI_INIT_FILE}`)
+      ? scriptTag({ url: `${selfHostedBase(assets.baseUrl)}/${SWAGGER_UI_INIT_FILE}` })
       : `<script>\n${swaggerUiInitScript(options.openapiUrl)}</script>`;
   return htmlDocument(
     options.title || "SwaggerUI",

@@ -93,7 +93,7 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     return resolveMeta(this._meta);
   }
 
-  /** URL parameters that are model fields (identifying keys, or a nested collection's parent keys). */
+  /** URL parameters that are model fields: an object's primary keys, or the keys a collection is scoped by. */
   get pathKeys(): string[] {
     return this.preparedPathKeys ?? resolvePathKeys(this.meta, this.identifiesObject, this.params);
   }
@@ -234,14 +234,17 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
 
 /**
  * The URL parameters that are model fields. An object's path must name exactly the primary keys
- * (the spec's check, on this segment's parameters unless `pathParameters` names the merged path's);
- * a collection is addressed by the object's path parameters minus the last.
+ * (the spec's check, on the route's own parameters unless `pathParameters` names the merged path's).
+ * A collection (List, Create, Changes) is scoped by every parameter of its own URL that is a model field,
+ * as chanfana's List and Create are, and by the keys `pathParameters` names before the object's own
+ * (the last), which a mount supplies: `pathParameters` adds path keys, never takes one away.
  */
 function resolvePathKeys(meta: ResolvedMeta, identifiesObject: boolean, params: RouteOptions | undefined): string[] {
   const urlParams = params?.urlParams ?? [];
   if (!identifiesObject) {
-    const collectionKeys = meta.pathParameters ? meta.pathParameters.slice(0, -1) : urlParams;
-    return collectionKeys.filter((name) => name in membersOf(meta.columns));
+    const fields = membersOf(meta.columns);
+    const keys = new Set([...(meta.pathParameters?.slice(0, -1) ?? []), ...urlParams]);
+    return [...keys].filter((name) => name in fields);
   }
   const pathKeys = meta.pathParameters ?? urlParams;
   const primaryKeys = meta.model.primaryKeys;

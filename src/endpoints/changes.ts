@@ -31,15 +31,18 @@ export interface ChangeEvent {
  * GET a live collection's changes as Server-Sent Events: `created`, `updated` and `deleted`, each with
  * the object as the Read endpoint serializes it and its `id` in the collection's log, from now on, or
  * from the `Last-Event-ID` a reconnecting client sends. A listener sees exactly what the List endpoint
- * with the same filters would show it: the path's parent keys, `filterFields` and `filterOperators` as
+ * with the same filters would show it: the path's keys, `filterFields` and `filterOperators` as
  * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
  * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
  * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
- * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint).
+ * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint). Like List, it is scoped by every
+ * URL parameter that is a model field, and by the keys a mount supplies that `pathParameters` names
+ * before the object's own: share the collection's Meta, which names one object's full path.
  *
  * @example
+ * const taskMeta = { model: taskModel, changes: taskFeed, pathParameters: ["projectId", "id"] };
  * class TaskChanges extends SqlChangesEndpoint {
- *   _meta = { model: taskModel, changes: taskFeed, pathParameters: ["projectId"] };
+ *   _meta = taskMeta; // registered at /projects/:projectId/tasks/changes: one project's tasks
  *   filterFields = ["done"];
  * }
  */

@@ -127,7 +127,14 @@ export interface Meta<S extends ModelSchema = z.ZodObject> {
   model: Model<S>;
   /** Every possible field; defaults to `model.schema`. */
   fields?: ModelSchema;
-  /** URL parameter names that identify the resource, in order; defaults to the model's primary keys. */
+  /**
+   * The URL parameters that identify one object in the full (merged) path, in order, its own key last;
+   * defaults to the route's own parameters. A collection route (List, Create, Changes) is scoped by
+   * those before the last, and always by its own URL's parameters that are model fields.
+   *
+   * @example
+   * { model: taskModel, pathParameters: ["projectId", "id"] } // /projects/:projectId/tasks and .../:id
+   */
   pathParameters?: string[];
   tags?: string[];
   /**

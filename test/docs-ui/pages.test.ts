@@ -51,6 +51,13 @@ describe.each(Object.entries(pages))("%s", (name, build) => {
     expect(html).not.toContain("jsdelivr");
   });
 
+  it("checks each CDN file's integrity, and none of the app's own files, whose version is the app's", () => {
+    const cdn = build({ openapiUrl: "/openapi.json" });
+    const tags = cdn.match(/<(?:script src|link rel="stylesheet")[^>]*>/g)!;
+    for (const tag of tags) expect(tag).toMatch(/ integrity="sha384-[^"]+" crossorigin="anonymous"/);
+    expect(build({ openapiUrl: "/openapi.json", assets: selfHosted })).not.toMatch(/integrity|crossorigin/);
+  });
+
   it("has no inline script when self-hosted", () => {
     expect(inlineScripts(build({ openapiUrl: "/openapi.json", assets: selfHosted }))).toEqual([]);
   });
@@ -65,10 +72,10 @@ describe.each(Object.entries(pages))("%s", (name, build) => {
 });
 
 describe("swaggerUiPage", () => {
-  it("uses swagger-ui-dist@5 CSS and bundle from the CDN", () => {
+  it("uses swagger-ui-dist@5.35.0 CSS and bundle from the CDN", () => {
     expect(assetRefs(swaggerUiPage({ openapiUrl: "/openapi.json" }))).toEqual([
-      "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css",
-      "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js",
+      "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.35.0/swagger-ui.css",
+      "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.35.0/swagger-ui-bundle.js",
     ]);
   });
 
@@ -116,9 +123,9 @@ describe("swaggerUiInitScript", () => {
 });
 
 describe("redocPage", () => {
-  it("uses the redoc@2 standalone bundle and a <redoc spec-url> element", () => {
+  it("uses the redoc@2.5.4 standalone bundle and a <redoc spec-url> element", () => {
     const html = redocPage({ openapiUrl: "/openapi.json" });
-    expect(assetRefs(html)).toEqual(["https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js"]);
+    expect(assetRefs(html)).toEqual(["https://cdn.jsdelivr.net/npm/redoc@2.5.4/bundles/redoc.standalone.js"]);
     expect(html).toContain('<redoc spec-url="/openapi.json"></redoc>');
     expect(inlineScripts(html)).toEqual([]);
   });
@@ -131,10 +138,10 @@ describe("redocPage", () => {
 });
 
 describe("scalarPage", () => {
-  it("uses the @scalar/api-reference@1 browser standalone bundle and its data-url HTML API", () => {
+  it("uses the @scalar/api-reference@1.46.4 browser standalone bundle and its data-url HTML API", () => {
     const html = scalarPage({ openapiUrl: "/openapi.json" });
     expect(assetRefs(html)).toEqual([
-      "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1/dist/browser/standalone.js",
+      "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.46.4/dist/browser/standalone.js",
     ]);
     expect(html).toContain('<script id="api-reference" type="application/json" data-url="/openapi.json"></script>');
     expect(inlineScripts(html)).toEqual([]);

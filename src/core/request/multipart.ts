@@ -214,7 +214,9 @@ class MultipartParser {
       throw malformed('Every multipart part needs a "Content-Disposition: form-data; name=..." header');
     }
     if (name === "__proto__") throw forbiddenProtoKey();
-    const filename = disposition.get("filename*") ?? disposition.get("filename");
+    // RFC 7578 §4.2: senders must not use filename*. When both come, `filename` is what a proxy or filter on
+    // the way saw, and what the runtimes' own form readers keep; filename* alone is still decoded.
+    const filename = disposition.get("filename") ?? disposition.get("filename*");
     const limit = this.limits.partLimit(name, filename !== undefined);
     return { name, filename, type, limit, chunks: [], size: 0 };
   }

@@ -10,7 +10,7 @@ export interface RouteOptions {
   raiseUnknownParameters: boolean;
   /** The registered path in OpenAPI form, e.g. `/users/{userId}`. */
   route: string;
-  /** The URL parameter names of this route segment, in order. */
+  /** The URL parameter names of the route as registered on its router, the router's base included, in order. */
   urlParams: string[];
   /** The lower-case HTTP method the route was registered with (e.g. PUT or PATCH for updates). */
   method?: string;
