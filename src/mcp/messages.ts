@@ -2,7 +2,7 @@
 // body limit, at most `maxBatchSize` messages, and `tools/call` arguments that are no object noted, so
 // the call answers a tool error instead of the SDK's schema error.
 
-import { declaredLength, decodeUtf8, readBodyBytes } from "../core/request/body";
+import { declaredLength, declaredTooLarge, decodeUtf8, readBodyBytes } from "../core/request/body";
 import { essenceOf } from "../core/request/body-plan";
 
 /** The body read: what the transport parses as the POST's messages, and why each of some calls failed already. */
@@ -31,15 +31,18 @@ export async function readMessages(
 ): Promise<ReadMessages | Response | undefined> {
   const type = request.headers.get("content-type");
   if (type === null || essenceOf(type) !== "application/json") return undefined;
+  const tooLarge = () =>
+    jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${limits.bodyLimit} bytes`);
+  // A declared length over the limit is refused unread: a body of declared length is read whole.
+  const length = declaredLength(request.headers.get("content-length"));
+  if (declaredTooLarge(length, limits.bodyLimit)) return tooLarge();
   let body: unknown;
   try {
-    const bytes = await readBodyBytes(request, declaredLength(request.headers.get("content-length")), limits.bodyLimit);
+    const bytes = await readBodyBytes(request, length, limits.bodyLimit);
     body = JSON.parse(bytes === null ? "" : decodeUtf8(bytes));
   } catch (error) {
-    // By shape: the 413 body.ts throws.
-    if ((error as { status?: unknown }).status === 413) {
-      return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${limits.bodyLimit} bytes`);
-    }
+    // By shape: the 413 body.ts throws for a streamed body past the limit.
+    if ((error as { status?: unknown }).status === 413) return tooLarge();
     return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
   const messages = Array.isArray(body) ? body : [body];

@@ -1,3 +1,4 @@
+import http from "node:http";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
@@ -212,6 +213,42 @@ describe.each(Object.keys(servers) as Array<keyof typeof servers>)("a hostile MC
       expect(result.isError, JSON.stringify(args)).toBe(true);
       expect(textOf(result), JSON.stringify(args)).toBe(message);
     }
+  });
+
+  it("refuses a body declared larger than the limit before reading it", async () => {
+    // 100 MB declared, 1 byte sent: answered at once, not after waiting for (and holding) the rest.
+    const url = new URL(`${server.origin}/mcp`);
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const request = http.request(
+        url,
+        {
+          method: "POST",
+          headers: {
+            ...proxyHeaders,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "content-length": String(100 * 1024 * 1024),
+          },
+        },
+        (response) => {
+          let text = "";
+          response.on("data", (chunk) => (text += chunk));
+          response.on("end", () => {
+            request.destroy();
+            resolve({ status: response.statusCode!, body: JSON.parse(text) });
+          });
+          response.on("error", reject);
+        },
+      );
+      request.on("error", reject);
+      request.write("[");
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: "Payload Too Large: Request body must not exceed 4194304 bytes" },
+    });
   });
 
   it("refuses a JSON-RPC batch larger than maxBatchSize (1 by default) before running any call", async () => {
