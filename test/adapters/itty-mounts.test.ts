@@ -127,6 +127,40 @@ describe("an itty-router child router mounted with route(), over HTTP", () => {
     expect(await broken.json()).toEqual({ by: "reports", error: "the store is down" });
   });
 
+  it("routes a guarded child under parents that have a base of their own, at any depth", async () => {
+    const parent = fromIttyRouter(Router({ base: "/api" }), { base: "/api" });
+    parent.route("/admin", adminRouter());
+    const outer = fromIttyRouter(Router());
+    outer.route("/v1", parent);
+    // A router without steps of its own, holding a guarded child, mounted under a parent with a base.
+    const middle = fromIttyRouter(Router());
+    middle.route("/admin", adminRouter());
+    const based = fromIttyRouter(Router({ base: "/api2" }), { base: "/api2" });
+    based.route("/m", middle);
+    outer.all("/api2/*", based);
+    const served = await listenOnLoopback(
+      async (request) => (await outer.fetch(request)) ?? new Response("no route", { status: 404 }),
+    );
+    try {
+      for (const path of ["/v1/api/admin/secret", "/api2/m/admin/secret"]) {
+        const refused = await fetch(`${served.origin}${path}`);
+        expect(refused.status, path).toBe(401);
+        const allowed = await fetch(`${served.origin}${path}`, { headers: admin });
+        expect(allowed.status, path).toBe(200);
+        expect(await allowed.json(), path).toEqual({ secret: "42" });
+        expect(allowed.headers.get("x-finally"), path).toBe("admin");
+      }
+      expect(Object.keys(outer.schema.paths).sort()).toEqual([
+        "/api2/m/admin/broken",
+        "/api2/m/admin/secret",
+        "/v1/api/admin/broken",
+        "/v1/api/admin/secret",
+      ]);
+    } finally {
+      await served.close();
+    }
+  });
+
   it("documents the mounted routes where they are served", () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       "/admin/broken",

@@ -160,7 +160,9 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
   };
   wrapper.route = (prefix: string, nested: any) => {
     if (!isRouterWrapper(nested)) throw new TypeError("route() takes a router made by fromIttyRouter()");
-    const mount = core.mountOf(nested.core, (nestedPath) => joinPaths(prefix, nestedPath), prefix);
+    // A router of routes it holds (its own steps', or a nested one's) routes them at their full paths,
+    // under the prefix as this router routes it: its own base included.
+    const mount = core.mountOf(nested.core, (nestedPath) => joinPaths(prefix, nestedPath), routedPath(router, prefix));
     const record = recordOf(nested.original);
     // Its own before/catch/finally guard and answer every request under the prefix, as all() mounts it.
     if (hasOwnSteps(record)) {
@@ -209,6 +211,12 @@ function recordOf(router: IttyLike): RouterRecord {
   );
   const own = (key: string) => (Object.hasOwn(router, key) ? router[key] : undefined);
   return { routes, before: own("before"), catch: own("catch"), finally: own("finally") };
+}
+
+/** `path` as `router` routes it: under its own `base`, which itty-router adds to each route it records but does not expose. */
+function routedPath(router: IttyLike, path: string): string {
+  router.all(path, () => undefined);
+  return (router.routes.pop() as IttyRouteEntry)[3];
 }
 
 /** Whether a router has its own `before`, `catch` or `finally`, which a mount must keep around its routes. */
