@@ -87,10 +87,11 @@ export interface RouterOptions {
   /** Largest accepted request body in bytes. Default 1 MiB. */
   maxBodySize?: number;
   /**
-   * Read a body sent as `text/plain` as JSON where a route declares a JSON body and not `text/plain`, as
-   * chanfana does: `fetch(url, { method: "POST", body: JSON.stringify(data) })` labels its body so. Never
-   * on a route whose security reads a cookie (or other credentials a browser sends on its own), since a
-   * form on another site can post `text/plain`. `false` answers 415 for such a body everywhere. Default true.
+   * Read a body sent as `text/plain` (or without a Content-Type) as JSON where a route declares a JSON body
+   * and not `text/plain`, as chanfana does: `fetch(url, { method: "POST", body: JSON.stringify(data) })`
+   * labels its body so. Never on a route whose security reads a cookie (or other credentials a browser
+   * sends on its own), since a page on another site can send either with them. `false` answers 415 for
+   * both everywhere: the fix for a session cookie a middleware checks. Default true.
    */
   readTextPlainAsJson?: boolean;
   /**

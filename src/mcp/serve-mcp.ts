@@ -11,6 +11,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { isRouterWrapper, type RouterCore } from "../adapters/router-core";
 import type { OpenAPIDocument } from "../openapi/types";
+import { jsonRpcError, type MessageLimits, readMessages } from "./messages";
 import { requestFor, resultOf, ToolArgumentsError, toolError } from "./tool-call";
 import { type McpExpose, type ToolPlan, toolPlans } from "./tool-plan";
 
@@ -29,6 +30,13 @@ export interface ServeMcpOptions {
    * or those a predicate accepts. Without it only marked operations are tools.
    */
   expose?: McpExpose;
+  /**
+   * Most JSON-RPC messages one POST may carry as a batch: 1 by default, so each tool call is an HTTP
+   * request of its own to whatever counts requests in front of the app. MCP 2025-06-18 and later have no
+   * batches; raise it (to 100 at most) for clients of 2025-03-26 that send them. A larger batch is
+   * refused whole, before any call runs.
+   */
+  maxBatchSize?: number;
 }
 
 /** A router `fromHono()` or `fromIttyRouter()` made. */
@@ -48,6 +56,8 @@ interface ToolSet {
 // JSON-RPC answers are bodies of the router's size, plus their framing; never under the SDK's own default.
 const SDK_BODY_LIMIT = 4 * 1024 * 1024;
 const JSON_RPC_ALLOWANCE = 64 * 1024;
+// The SDK's own bound on a batch (MAX_BATCH_SIZE of its HTTP transports).
+const SDK_BATCH_LIMIT = 100;
 
 /**
  * Serves the router's operations as MCP tools (Streamable HTTP, stateless) at `path`: a tool call runs
@@ -74,19 +84,34 @@ export function serveMcp(router: SpecrouteRouter, options: ServeMcpOptions = {})
 class McpEndpoint {
   private readonly core: RouterCore;
   private readonly toolSets = new WeakMap<OpenAPIDocument, ToolSet>();
-  private readonly bodyLimit: number;
+  private readonly limits: MessageLimits;
 
   constructor(
     private readonly router: Wrapper,
     private readonly options: ServeMcpOptions,
   ) {
     this.core = router.core;
-    this.bodyLimit = Math.max(SDK_BODY_LIMIT, this.core.options.maxBodySize + JSON_RPC_ALLOWANCE);
+    const { maxBatchSize = 1 } = options;
+    if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1 || maxBatchSize > SDK_BATCH_LIMIT) {
+      throw new RangeError(
+        `serveMcp() maxBatchSize must be an integer from 1 to ${SDK_BATCH_LIMIT}, got ${maxBatchSize}`,
+      );
+    }
+    this.limits = {
+      bodyLimit: Math.max(SDK_BODY_LIMIT, this.core.options.maxBodySize + JSON_RPC_ALLOWANCE),
+      maxBatchSize,
+    };
   }
 
   async answer(args: unknown[]): Promise<Response> {
     const request = this.core.getRequest(args);
-    if (request.method !== "POST") return methodNotAllowed();
+    if (request.method !== "POST") {
+      // As the transport specifies for a server with no stream and no session; -32000, its own refusals' code.
+      return jsonRpcError(405, -32000, "Method not allowed: a stateless server takes POST only", { allow: "POST" });
+    }
+    // Read here, not by the transport, to bound the batch before any call runs.
+    const read = await readMessages(request, this.limits);
+    if (read instanceof Response) return read;
     // The 3.1 document whatever the router serves: its schemas are JSON Schema 2020-12, as MCP's are.
     // The one this call's environment sees, so a route hidden from it is no tool either.
     const doc = this.core.document.get("3.1", () => this.core.contextOf(args)).doc;
@@ -100,18 +125,20 @@ class McpEndpoint {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolsOf(doc).list }));
-    server.setRequestHandler(CallToolRequestSchema, ({ params }) =>
-      this.call(this.toolsOf(doc), params.name, params.arguments ?? {}, request, args),
-    );
+    server.setRequestHandler(CallToolRequestSchema, ({ params }, extra) => {
+      const refused = read?.refusedArguments.get(extra.requestId);
+      if (refused !== undefined) return toolError(refused);
+      return this.call(this.toolsOf(doc), params.name, params.arguments ?? {}, request, args);
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       // Stateless: no session id, and answers as JSON, not an event stream (see docs/mcp.md).
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
-      maxRequestBodySize: this.bodyLimit,
+      maxRequestBodySize: this.limits.bodyLimit,
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request);
+      return await transport.handleRequest(request, read && { parsedBody: read.body });
     } finally {
       await server.close();
     }
@@ -137,23 +164,17 @@ class McpEndpoint {
   ): Promise<CallToolResult> {
     const plan = tools.byName.get(name);
     if (!plan) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    let request: Request;
     try {
-      request = requestFor(plan, toolArgs, mcp);
+      const request = requestFor(plan, toolArgs, mcp);
+      const fetch = this.core.entryFetch ?? this.router.fetch!;
+      return await resultOf(plan, await fetch(request, ...this.core.fetchArgs(args)));
     } catch (error) {
       if (error instanceof ToolArgumentsError) return toolError(error.message);
-      throw error;
-    }
-    let response: unknown;
-    try {
-      const fetch = this.core.entryFetch ?? this.router.fetch!;
-      response = await fetch(request, ...this.core.fetchArgs(args));
-    } catch (error) {
-      // What the router let through (itty-router without a catch): logged, and no detail reaches the client.
+      // What the router let through (itty-router without a catch), or a failure of specroute's own: logged,
+      // and no detail reaches the client.
       console.error(`[specroute] MCP tool ${name} (${plan.method} ${plan.path}):`, error);
       return toolError("Internal Error");
     }
-    return resultOf(plan, response);
   }
 }
 
@@ -166,16 +187,3 @@ const NO_ELICITATION: jsonSchemaValidator = {
     throw new Error("specroute's MCP server does not ask clients for input");
   },
 };
-
-function methodNotAllowed(): Response {
-  const body = {
-    jsonrpc: "2.0",
-    // -32000, the code the SDK's transport answers its own HTTP-level refusals with.
-    error: { code: -32000, message: "Method not allowed: a stateless server takes POST only" },
-    id: null,
-  };
-  return new Response(JSON.stringify(body), {
-    status: 405,
-    headers: { allow: "POST", "content-type": "application/json" },
-  });
-}

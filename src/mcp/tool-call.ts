@@ -1,34 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_JSON_DEPTH, nestingExceeds } from "../core/request/body";
+import { forwardedHeaders, headerValueProblem } from "./headers";
 import type { ToolPlan } from "./tool-plan";
-
-/**
- * Headers of the MCP request a tool call's request does not carry: hop-by-hop and framing ones, those
- * about the MCP request's own body, answer and cache state, and MCP's own. Everything else (credentials:
- * `Authorization`, `Cookie`, API-key headers; forwarding headers) is the caller's and goes along.
- */
-const NOT_FORWARDED = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "expect",
-  "accept",
-  "accept-encoding",
-  "range",
-  "if-match",
-  "if-none-match",
-  "if-modified-since",
-  "if-unmodified-since",
-  "if-range",
-  "mcp-session-id",
-  "mcp-protocol-version",
-  "last-event-id",
-]);
 
 const MEMBERS = new Set(["path", "query", "headers", "body"]);
 
@@ -37,10 +10,15 @@ export class ToolArgumentsError extends Error {}
 
 /**
  * The HTTP request a tool call makes: the route's method and path (parameters filled in, encoded), the
- * query, the MCP request's own headers with the declared ones given, the body as JSON. It goes to the
- * same origin as the MCP request.
+ * query, the MCP request's own headers with the declared header parameters it lacks given, the body as
+ * JSON. It goes to the same origin as the MCP request. Throws a `ToolArgumentsError` saying what is wrong
+ * with arguments that cannot make one.
  */
 export function requestFor(plan: ToolPlan, args: Record<string, unknown>, mcp: Request): Request {
+  // One level more than a body may nest over HTTP: the arguments object around it.
+  if (nestingExceeds(args, MAX_JSON_DEPTH + 1)) {
+    throw new ToolArgumentsError(`arguments are nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   for (const key of Object.keys(args)) {
     if (!MEMBERS.has(key)) {
       throw new ToolArgumentsError(
@@ -51,14 +29,9 @@ export function requestFor(plan: ToolPlan, args: Record<string, unknown>, mcp: R
   const url = new URL(filledPath(plan.path, member(args, "path")), mcp.url);
   for (const [name, value] of Object.entries(member(args, "query"))) appendQuery(url.searchParams, name, value);
 
-  const headers = new Headers();
-  mcp.headers.forEach((value, name) => {
-    if (!NOT_FORWARDED.has(name) && !name.startsWith("content-")) headers.set(name, value);
-  });
+  const headers = forwardedHeaders(mcp.headers);
+  for (const [name, value] of givenHeaders(plan, member(args, "headers"), headers)) headers.set(name, value);
   headers.set("accept", "application/json");
-  for (const [name, value] of Object.entries(member(args, "headers"))) {
-    if (value !== undefined && value !== null) headers.set(name, String(value));
-  }
   const init: RequestInit = { method: plan.method, headers };
   // A GET or HEAD request has no body in the fetch API, whatever the document declares.
   if (args.body !== undefined && plan.bodyType !== undefined && plan.method !== "GET" && plan.method !== "HEAD") {
@@ -89,6 +62,33 @@ export async function resultOf(plan: ToolPlan, response: unknown): Promise<CallT
 /** A tool error with `text` as its content. */
 export function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
+}
+
+/**
+ * The header parameters `values` gives: only those the tool declares, never one the MCP request carries
+ * (`forwarded`: a proxy's `X-Real-IP`, Workers' `CF-Connecting-IP`, the caller's own credentials), each a
+ * value a header can hold.
+ */
+function givenHeaders(plan: ToolPlan, values: Record<string, unknown>, forwarded: Headers): Map<string, string> {
+  const given = new Map<string, string>();
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined || value === null) continue;
+    const key = name.toLowerCase();
+    if (!plan.headers.has(key)) {
+      const takes = plan.headers.size === 0 ? "it takes none" : `it takes: ${[...plan.headers.values()].join(", ")}`;
+      throw new ToolArgumentsError(`arguments.headers: "${name}" is not a header parameter of this tool (${takes})`);
+    }
+    if (forwarded.has(key)) {
+      throw new ToolArgumentsError(
+        `arguments.headers: "${name}" comes with the MCP request itself, and a tool call does not replace it`,
+      );
+    }
+    if (given.has(key)) throw new ToolArgumentsError(`arguments.headers names "${key}" twice`);
+    const problem = headerValueProblem(value);
+    if (problem !== undefined) throw new ToolArgumentsError(`arguments.headers.${JSON.stringify(name)} ${problem}`);
+    given.set(key, String(value));
+  }
+  return given;
 }
 
 /** The template with each `{name}` replaced by its argument, percent-encoded. */

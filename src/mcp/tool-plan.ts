@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { essenceOf, isJsonEssence } from "../core/request/body-plan";
 import { streamFormatOf } from "../core/route/respond";
 import type { OpenAPIDocument } from "../openapi/types";
+import { argumentMaySet } from "./headers";
 import { type Json, resolve, StandaloneSchemas } from "./references";
 
 /** One documented operation, as `expose` sees it when it decides whether the operation is a tool. */
@@ -29,6 +30,11 @@ export interface ToolPlan {
   readonly method: string;
   /** The documented path, `{name}` for each path parameter. */
   readonly path: string;
+  /**
+   * The header parameters its arguments may set, by lower-case name (as documented): those the route
+   * declares, but for the ones a call sets itself or that frame a message.
+   */
+  readonly headers: ReadonlyMap<string, string>;
   /** The JSON media type a body is sent as; undefined when the operation takes no body. */
   readonly bodyType: string | undefined;
   /** Whether every 2xx answer is a JSON object, so the result carries it as `structuredContent`. */
@@ -130,11 +136,19 @@ function planOf(doc: OpenAPIDocument, described: McpOperation, pathItem: Json): 
   const summary = operation.summary as string | undefined;
   const description = [summary, operation.description as string | undefined].filter(Boolean).join("\n\n");
   const readOnly = method === "get" || method === "head";
+  const parameters = parametersOf(doc, pathItem, operation).filter(
+    (parameter) => parameter.in !== "header" || argumentMaySet(String(parameter.name).toLowerCase()),
+  );
+  const headers = new Map(
+    parameters
+      .filter((parameter) => parameter.in === "header")
+      .map(({ name }) => [String(name).toLowerCase(), String(name)]),
+  );
   const tool: Tool = {
     name: operationId,
     ...(summary ? { title: summary } : {}),
     description: description || `${method.toUpperCase()} ${path}`,
-    inputSchema: inputSchemaOf(input, parametersOf(doc, pathItem, operation), body) as Tool["inputSchema"],
+    inputSchema: inputSchemaOf(input, parameters, body) as Tool["inputSchema"],
     ...(output ? { outputSchema: output as Tool["outputSchema"] } : {}),
     annotations: readOnly
       ? { readOnlyHint: true }
@@ -144,7 +158,14 @@ function planOf(doc: OpenAPIDocument, described: McpOperation, pathItem: Json): 
           idempotentHint: method === "put" || method === "delete",
         },
   };
-  return { tool, method: method.toUpperCase(), path, bodyType: body?.type, structured: output !== undefined };
+  return {
+    tool,
+    method: method.toUpperCase(),
+    path,
+    headers,
+    bodyType: body?.type,
+    structured: output !== undefined,
+  };
 }
 
 /** The operation's parameters, its path item's included (the operation's own win), `$ref`s followed. */

@@ -235,14 +235,46 @@ for (const harness of httpHarnesses) {
       const nested = harness.nested();
       nested.post("/notes", SaveNote);
       router.route("/nested", nested);
-      for (const path of ["/notes", "/nested/notes"]) {
+      const because = {
+        "/notes": "its router sets readTextPlainAsJson: false",
+        "/nested/notes": "a router it is mounted under sets readTextPlainAsJson: false",
+      };
+      for (const [path, why] of Object.entries(because)) {
         const refused = await request(path, post(note, "text/plain"));
         expect(refused.status, path).toBe(415);
         expect(await errorsOf(refused), path).toEqual([
-          'Unsupported Content-Type "text/plain": this endpoint accepts application/json',
+          'Unsupported Content-Type "text/plain": this endpoint accepts application/json; it does not read ' +
+            `text/plain as JSON, because ${why} and a form on another site can post text/plain with the user's credentials`,
         ]);
         expect((await request(path, post(note, "application/json"))).status, path).toBe(200);
-        expect((await request(path, post(note, undefined, {}))).status, path).toBe(415);
+      }
+    });
+
+    it("refuses a body without a Content-Type with readTextPlainAsJson: false, as a page on another site sends one", async () => {
+      // The app checks a session cookie in middleware, out of specroute's sight: the option is its fix.
+      const { router, request } = harness.make({ readTextPlainAsJson: false });
+      router.post("/transfer", SaveNote);
+      const nested = harness.nested();
+      nested.post("/transfer", SaveNote);
+      router.route("/nested", nested);
+      // fetch(url, { mode: "no-cors", credentials: "include", body: new Blob([json]) }): no Content-Type, no preflight.
+      const crossSite = new Blob([note]);
+      expect(new Request("http://x/", { method: "POST", body: crossSite }).headers.get("content-type")).toBeNull();
+      const because = {
+        "/transfer": "its router sets readTextPlainAsJson: false",
+        "/nested/transfer": "a router it is mounted under sets readTextPlainAsJson: false",
+      };
+      for (const [path, why] of Object.entries(because)) {
+        const refused = await request(path, { method: "POST", headers: { cookie: "session=abc" }, body: crossSite });
+        expect(refused.status, path).toBe(415);
+        expect(await errorsOf(refused), path).toEqual([
+          "Missing Content-Type: this endpoint accepts application/json; it does not read a body without one as " +
+            `JSON, because ${why} and a page on another site can send one with the user's credentials`,
+        ]);
+        // Labelled application/json (which needs a CORS preflight from another site), it is read.
+        const sent = await request(path, post(note, "application/json", { cookie: "session=abc" }));
+        expect(sent.status, path).toBe(200);
+        expect(await sent.json(), path).toEqual({ saved: { title: "milk" } });
       }
     });
 

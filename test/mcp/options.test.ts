@@ -236,6 +236,16 @@ describe("serveMcp options", () => {
     expect(await names(await clientOf(app, "http://localhost/mcp"))).toEqual(["get_Hello"]);
   });
 
+  it("takes a maxBatchSize from 1 to 100, the SDK's own bound", () => {
+    const openapi = fromHono(new Hono());
+    for (const maxBatchSize of [0, 101, 1.5, Number.NaN]) {
+      expect(() => serveMcp(openapi, { maxBatchSize }), String(maxBatchSize)).toThrow(
+        `serveMcp() maxBatchSize must be an integer from 1 to 100, got ${maxBatchSize}`,
+      );
+    }
+    for (const maxBatchSize of [1, 100]) serveMcp(openapi, { path: `/mcp-${maxBatchSize}`, maxBatchSize });
+  });
+
   it("takes only a specroute router", () => {
     expect(() => serveMcp(new Hono() as any)).toThrow(/takes a router made by fromHono\(\) or fromIttyRouter\(\)/);
   });

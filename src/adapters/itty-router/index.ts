@@ -46,7 +46,10 @@ export type IttyOpenAPIRouterType<R = IttyLike, S = {}, F extends ErrorFormat = 
   /** `all(path, router)` mounts a specroute router (chanfana style, the nested router carries its own `base`). */
   all: ((path: string, ...handlers: Array<OpenAPIRouteClass | RouterHandler>) => IttyOpenAPIRouterType<R, S, F>) &
     ((path: string, router: IttyOpenAPIRouterType<any, any, any>) => IttyOpenAPIRouterType<R, S, F>);
-  /** Mounts another specroute router's endpoints under `path` (its routes join this route map). */
+  /**
+   * Mounts another specroute router's endpoints under `path` (its routes join this route map), with its
+   * own `before`, `catch` and `finally` around them, as `all()` mounts one.
+   */
   route<Prefix extends string, Sub>(
     path: Prefix,
     router: IttyOpenAPIRouterType<any, Sub, any>,
@@ -157,10 +160,18 @@ export function fromIttyRouter<R extends IttyLike, F extends ErrorFormat = "enve
   };
   wrapper.route = (prefix: string, nested: any) => {
     if (!isRouterWrapper(nested)) throw new TypeError("route() takes a router made by fromIttyRouter()");
-    // itty-router cannot re-base another router's compiled routes, so they are registered again here,
-    // each derived for this mount, under the prefix.
-    const mount = core.mountOf(nested.core, (nestedPath) => joinPaths(prefix, nestedPath), prefix);
-    for (const [method, path, handlers] of recordOf(nested.original).routes) {
+    // A router of routes it holds (its own steps', or a nested one's) routes them at their full paths,
+    // under the prefix as this router routes it: its own base included.
+    const mount = core.mountOf(nested.core, (nestedPath) => joinPaths(prefix, nestedPath), routedPath(router, prefix));
+    const record = recordOf(nested.original);
+    // Its own before/catch/finally guard and answer every request under the prefix, as all() mounts it.
+    if (hasOwnSteps(record)) {
+      router.all(joinPaths(prefix, "*"), mountedRouter(record, mount));
+      return wrapper;
+    }
+    // Otherwise its routes are registered again here (itty-router cannot re-base another router's
+    // compiled routes), each derived for this mount, under the prefix: no second router to pass through.
+    for (const [method, path, handlers] of record.routes) {
       const derived = mount.handlers(handlers, path);
       if (derived.length > 0) router[method.toLowerCase()](joinPaths(prefix, path), ...derived);
     }
@@ -202,8 +213,19 @@ function recordOf(router: IttyLike): RouterRecord {
   return { routes, before: own("before"), catch: own("catch"), finally: own("finally") };
 }
 
+/** `path` as `router` routes it: under its own `base`, which itty-router adds to each route it records but does not expose. */
+function routedPath(router: IttyLike, path: string): string {
+  router.all(path, () => undefined);
+  return (router.routes.pop() as IttyRouteEntry)[3];
+}
+
+/** Whether a router has its own `before`, `catch` or `finally`, which a mount must keep around its routes. */
+function hasOwnSteps({ before, catch: onError, finally: after }: RouterRecord): boolean {
+  return before !== undefined || onError !== undefined || after !== undefined;
+}
+
 /**
- * A router mounted with `all(path, router)` as one mount serves it: an itty-router `Router` over the
+ * A router mounted with `all(path, router)` (or `route()`, when it has its own steps) as one mount serves it: an itty-router `Router` over the
  * nested router's routes, each derived for the mount (its docs routes left out), with the nested
  * router's own `before`, `catch` and `finally`.
  */

@@ -53,13 +53,13 @@ export interface BodyPlan {
   plainTextAs: MediaPlan | null;
   /**
    * Why the route refuses a JSON body sent as `text/plain` or without a Content-Type (both reach it from
-   * another site with the user's credentials), for the 415's message; null to say nothing more.
+   * another site with the user's credentials), for the 415's message; null where it reads them.
    */
   plainTextRefused: string | null;
 }
 
 /** Whether a route reads a `text/plain` body as its JSON: yes, or no (`because`, a clause for the 415). */
-export type PlainTextRule = { read: true } | { read: false; because?: string };
+export type PlainTextRule = { read: true } | { read: false; because: string };
 
 /** Values of a form body grouped by name, in arrival order; `undefined` marks a dropped file. */
 export type FormValues = Map<string, unknown[]>;
@@ -130,7 +130,7 @@ export function withPlainText(plan: BodyPlan, rule: PlainTextRule): BodyPlan {
   const taken = plan.media.some((media) => media.essence === TEXT || wildcardMatches(media.essence, TEXT));
   if (json === undefined || taken) return plan;
   const plainTextAs = rule.read ? json : null;
-  const plainTextRefused = rule.read ? null : (rule.because ?? null);
+  const plainTextRefused = rule.read ? null : rule.because;
   if (plan.plainTextAs === plainTextAs && plan.plainTextRefused === plainTextRefused) return plan;
   return { ...plan, plainTextAs, plainTextRefused };
 }

@@ -118,7 +118,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /** Deepest nesting of arrays and objects accepted in a JSON body. */
-const MAX_JSON_DEPTH = 256;
+export const MAX_JSON_DEPTH = 256;
 
 // JSON.parse keeps "__proto__" as an own key, but later assignment-based copies would turn it into a
 // prototype; such keys (also spelled with \u escapes) are refused outright.
@@ -155,8 +155,8 @@ export function forbiddenProtoKey(): InputValidationException {
   return invalidField('Request body contains the forbidden key "__proto__"', ["body"]);
 }
 
-/** Iterative depth check, so a hostile body cannot overflow the stack here. */
-function nestingExceeds(root: object, limit: number): boolean {
+/** Whether arrays and objects nest deeper than `limit` levels in `root`; iterative, so a hostile value cannot overflow the stack here. */
+export function nestingExceeds(root: object, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;

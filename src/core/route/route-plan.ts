@@ -37,7 +37,7 @@ import type { Tracing } from "./tracing";
 export interface RouterLayer extends SecurityLayer {
   /** The router's document fields: the security schemes its requirements name, its document-wide `security`. */
   schema?: SecurityDocument;
-  /** `false`: a JSON body sent as `text/plain` is refused (415) on every route it serves. */
+  /** `false`: a JSON body sent as `text/plain` or without a Content-Type is refused (415) on every route it serves. */
   readTextPlainAsJson?: boolean;
   /** How the router traces requests; a route takes its own router's, else the nearest mounting router's. */
   tracing?: Tracing;
@@ -208,16 +208,20 @@ export class RoutePlan {
 }
 
 /**
- * Whether a JSON body sent as `text/plain` is read: not where a router says no, nor on a route that reads
- * cookies or whose security a browser sends on its own, since a form on another site can post text/plain
- * with them (and no CORS preflight).
+ * Whether a JSON body sent as `text/plain` (or without a Content-Type) is read: not where a router says
+ * no, nor on a route that reads cookies or whose security a browser sends on its own, since a page on
+ * another site can send either with them (and no CORS preflight).
  */
 function plainTextRule(
   security: RouteSecurity,
   routers: readonly RouterLayer[],
   parts: readonly PartPlan[],
 ): PlainTextRule {
-  if (routers.some((router) => router.readTextPlainAsJson === false)) return { read: false };
+  const refusing = routers.findIndex((router) => router.readTextPlainAsJson === false);
+  if (refusing !== -1) {
+    const router = refusing === 0 ? "its router" : "a router it is mounted under";
+    return { read: false, because: `${router} sets readTextPlainAsJson: false` };
+  }
   if (parts.some((part) => part.name === "cookies")) return { read: false, because: "it reads cookies" };
   const because = ambientCredential(
     security,
