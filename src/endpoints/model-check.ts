@@ -13,6 +13,15 @@ import type { ResolvedMeta } from "./meta";
 /** Where a field of what is stored came from, for a 400's path: the URL's keys are `params`, the rest `body`. */
 type At = ReadonlyArray<string | number>;
 
+/** What an update's refusal says instead of a library's message that quotes a stored value the client did not send. */
+const STORED_VALUE_REFUSED = "Refused by the model, on the stored object with the changes sent";
+
+/** Stored values written shorter than this are not looked for in a message: they reveal little, and match much. */
+const QUOTABLE_LENGTH = 3;
+/** How deep into a stored JSON value, and for how many strings, a refusal's messages are searched. */
+const QUOTABLE_DEPTH = 8;
+const QUOTABLE_STRINGS = 512;
+
 /**
  * A model's own validation over the object a create or an update is about to store, compiled once per
  * route. The body an auto endpoint declares is the model with the path's keys (and the version column)
@@ -123,30 +132,46 @@ export class ModelCheck {
    */
   async updated(stored: Record<string, unknown>, changes: Record<string, unknown>): Promise<Record<string, unknown>> {
     const input: Record<string, unknown> = {};
+    const kept: unknown[] = [];
     for (const key of this.members) {
       if (Object.hasOwn(changes, key)) input[key] = changes[key];
       else if (Object.hasOwn(stored, key)) {
         const value = stored[key];
-        if (value !== undefined && !(value === null && this.absentWhenNull.has(key))) input[key] = value;
+        if (value !== undefined && !(value === null && this.absentWhenNull.has(key))) {
+          input[key] = value;
+          kept.push(value);
+        }
       }
     }
-    const output = this.#pick(await this.#validate(input, ["body"]));
+    const output = this.#pick(await this.#validate(input, ["body"], kept));
     const written: Record<string, unknown> = {};
     for (const key of Object.keys(changes)) written[key] = this.members.includes(key) ? output[key] : changes[key];
     return written;
   }
 
-  async #validate(input: Record<string, unknown>, at: At): Promise<unknown> {
+  /**
+   * The model's output for `input`, or a thrown 400 naming each issue's field. A library may quote what it
+   * judged (ArkType's `(was {...})`, valibot's `received "..."`): a message quoting a string of `hidden` (the
+   * stored values the client did not send, which the serializer may never answer) is replaced.
+   */
+  async #validate(input: Record<string, unknown>, at: At, hiddenValues: readonly unknown[] = []): Promise<unknown> {
     const outcome = await validateStandard(this.model, input);
     if (outcome.ok) return outcome.value;
-    throw problemsToException(outcome.problems.map((problem) => this.#located(problem, at)));
+    // Past the bounds of the search, no library message is answered.
+    const hidden = quotedForms(hiddenValues);
+    const quotes = (message: string) => hidden === null || hidden.some((value) => message.includes(value));
+    throw problemsToException(
+      outcome.problems.map(({ message, path }) => ({
+        message: quotes(message) ? STORED_VALUE_REFUSED : message,
+        path: this.#located(path, at),
+      })),
+    );
   }
 
   /** A problem's path in the request: under a path key, the URL's parameter; else under `at`. */
-  #located({ message, path }: StandardProblem, at: At): StandardProblem {
+  #located(path: StandardProblem["path"], at: At): Array<string | number> {
     const [first] = path;
-    const located = typeof first === "string" && this.pathKeys.has(first) ? ["params", ...path] : [...at, ...path];
-    return { message, path: located };
+    return typeof first === "string" && this.pathKeys.has(first) ? ["params", ...path] : [...at, ...path];
   }
 
   /** The model's members of its output (an undeclared key a library keeps, as ArkType does, is dropped). */
@@ -156,6 +181,29 @@ export class ModelCheck {
     for (const key of this.members) if (Object.hasOwn(output, key)) picked[key] = output[key];
     return picked;
   }
+}
+
+/**
+ * How a message could quote the scalars in `values` (inside a JSON value too): as written, and a string
+ * JSON-escaped; null when there are more of them, or deeper ones, than the bounds let it look for.
+ */
+function quotedForms(values: readonly unknown[]): string[] | null {
+  const forms = new Set<string>();
+  let complete = true;
+  const visit = (value: unknown, depth: number) => {
+    if (typeof value === "number" || typeof value === "bigint") value = String(value);
+    else if (value instanceof Date) value = Number.isNaN(value.getTime()) ? "" : value.toISOString();
+    if (typeof value === "string") {
+      if (value.length < QUOTABLE_LENGTH) return;
+      if (forms.size >= QUOTABLE_STRINGS * 2) complete = false;
+      else forms.add(value).add(JSON.stringify(value).slice(1, -1));
+    } else if (typeof value === "object" && value !== null) {
+      if (depth >= QUOTABLE_DEPTH) complete = false;
+      else for (const inner of Object.values(value)) if (complete) visit(inner, depth + 1);
+    }
+  };
+  for (const value of values) if (complete) visit(value, 0);
+  return complete ? [...forms] : null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

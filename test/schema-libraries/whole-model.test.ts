@@ -137,6 +137,74 @@ describe("a check over the object, judged on the row a PATCH stores", () => {
   }
 });
 
+describe("an update's refusal quotes no stored value the client did not send", () => {
+  // The row holds a secret the serializer never answers, and a tier the model no longer accepts (written
+  // before the model changed). The libraries' own wording quotes what they judged: ArkType's narrow the
+  // whole object, valibot's picklist the value. On an update that is the stored row, not what was sent.
+  const SECRET = "s3cret-value-never-answered";
+  const LEGACY_TIER = "platinum-legacy-tier";
+  const models = {
+    valibot: toStandardJsonSchema(
+      v.object({
+        id: v.pipe(v.number(), v.integer()),
+        name: v.string(),
+        tier: v.picklist(["free", "paid"]),
+        secret: v.string(),
+      }),
+    ),
+    ArkType: type({ id: "number.integer", name: "string", tier: "'free' | 'paid'", secret: "string" }).narrow(
+      (account, ctx) => account.name !== "root" || ctx.reject({ expected: "not root", path: ["name"] }),
+    ),
+  };
+  for (const [library, schema] of Object.entries(models)) {
+    it(`answers ${library}'s refusal of a PATCH naming the fields, without the stored values`, async () => {
+      const db = new Database(":memory:");
+      db.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT, tier TEXT, secret TEXT)");
+      db.prepare("INSERT INTO accounts VALUES (1, 'ada', ?, ?), (2, 'bob', 'free', ?)").run(
+        LEGACY_TIER,
+        SECRET,
+        SECRET,
+      );
+      class UpdateAccount extends SqlUpdateEndpoint {
+        _meta = {
+          model: {
+            tableName: "accounts",
+            schema,
+            primaryKeys: ["id"],
+            serializer: ({ secret: _secret, ...shown }: Record<string, unknown>) => shown,
+          },
+        };
+      }
+      const router = fromHono(new Hono(), { db: betterSqlite3Driver(db) });
+      router.patch("/accounts/:id", UpdateAccount);
+      const { origin, close } = await listenOnLoopback((request, env) => router.fetch(request, env));
+      try {
+        const patch = (id: number, body: unknown) =>
+          fetch(`${origin}/accounts/${id}`, jsonBody(body, { method: "PATCH" }));
+        const stale = await patch(1, { name: "grace" });
+        expect(stale.status).toBe(400);
+        const staleText = await stale.text();
+        expect(JSON.parse(staleText).errors.map((error: { path: unknown }) => error.path)).toEqual([["body", "tier"]]);
+        expect(staleText).not.toContain(LEGACY_TIER);
+        expect(staleText).not.toContain(SECRET);
+        if (library === "ArkType") {
+          const root = await patch(2, { name: "root" });
+          expect(root.status).toBe(400);
+          const rootText = await root.text();
+          expect(JSON.parse(rootText).errors.map((error: { path: unknown }) => error.path)).toEqual([["body", "name"]]);
+          expect(rootText).not.toContain(SECRET);
+        }
+        // What the client sent is its own to see quoted back.
+        const sent = await patch(2, { tier: "gold-tier-sent" });
+        expect(await sent.text()).toContain("gold-tier-sent");
+      } finally {
+        await close();
+        db.close();
+      }
+    });
+  }
+});
+
 describe("a model an update cannot validate again", () => {
   it("is refused when the update is registered, naming the member and why; a create over it is not", () => {
     const Counter = type({ id: "number.integer", count: "string.numeric.parse" });
