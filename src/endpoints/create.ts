@@ -1,14 +1,18 @@
 import { z } from "zod";
 import { contentJson } from "../core/request/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
+import { type ApiException, isApiException, MultiException, withoutStackTrace } from "../errors/exceptions";
 import { compose, isZodSchema } from "../schema";
 import { ModelEndpoint, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
+import { ModelCheck } from "./model-check";
 import { omitFields, writableKeys } from "./schema-helpers";
 
 /**
  * POST a new object: `before(data) → create(data) → after(data)`, answered 201 `{ success, result }`.
- * Path parameters of a nested collection (e.g. `/projects/:projectId/tasks`) are added to the data.
+ * Path parameters of a nested collection (e.g. `/projects/:projectId/tasks`) are added to the data,
+ * and a model a body's members cannot decide alone (a check over the object, another library's model)
+ * validates the whole object first: its output is what `before` and `create` get (model-check.ts).
  * With `conditionalRequests`, the answer carries the new object's `ETag`.
  * With `bulk = true` the body may also be an array of objects, created all or none.
  *
@@ -35,6 +39,14 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
   bulk = false;
   /** Most objects one bulk request may create; an array longer than this is refused with a 400. */
   maxBulkItems = 100;
+
+  /** @internal The model's check over each object before it is created, compiled by `prepareRoute()`; null when none is needed. */
+  preparedModelCheck: ModelCheck | null = null;
+
+  override prepareRoute(): void {
+    super.prepareRoute();
+    this.preparedModelCheck = ModelCheck.forCreate(this.meta, this.pathKeys);
+  }
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const item = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
@@ -77,24 +89,50 @@ export class CreateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     });
   }
 
-  /** The object to create: the validated body plus the nested collection's path keys. */
+  /** The object to create: the validated body plus the nested collection's path keys (the model's output for both, when it is checked whole). */
   async getObject(): Promise<Record<string, any>> {
     const { body } = (await this.getValidatedData()) as { body: Record<string, unknown> };
-    const data: Record<string, unknown> = { ...body };
-    for (const { field, value } of await this.pathFilters()) data[field] = value;
-    return data;
+    return this.objectToCreate(body, (await this.getUnvalidatedData()).body, await this.pathValues(), ["body"]);
   }
 
   /** With `bulk` on and an array sent, the objects to create (each with the path keys), in order; else null. */
   async getObjects(): Promise<Record<string, any>[] | null> {
     const { body } = (await this.getValidatedData()) as { body: unknown };
     if (!this.bulk || !Array.isArray(body)) return null;
-    const keys = await this.pathFilters();
-    return body.map((item: Record<string, unknown>) => {
-      const data: Record<string, unknown> = { ...item };
-      for (const { field, value } of keys) data[field] = value;
-      return data;
-    });
+    const path = await this.pathValues();
+    const sent = (await this.getUnvalidatedData()).body as unknown[];
+    const objects: Record<string, any>[] = [];
+    const refused: ApiException[] = [];
+    for (const [index, item] of (body as Record<string, unknown>[]).entries()) {
+      try {
+        objects.push(await this.objectToCreate(item, sent[index], path, ["body", index]));
+      } catch (error) {
+        // Every object's refusal is named in one 400, as the body's own validation names them.
+        if (!isApiException(error)) throw error;
+        refused.push(error);
+      }
+    }
+    if (refused.length > 0)
+      throw refused.length === 1 ? refused[0] : withoutStackTrace(() => new MultiException(refused));
+    return objects;
+  }
+
+  /** The path keys' validated values, by field. */
+  async pathValues(): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    for (const { field, value } of await this.pathFilters()) values[field] = value;
+    return values;
+  }
+
+  /** One object to create from its validated body and the body as sent: through the model's check when there is one. */
+  async objectToCreate(
+    validated: Record<string, unknown>,
+    sent: unknown,
+    path: Record<string, unknown>,
+    at: Array<string | number>,
+  ): Promise<Record<string, any>> {
+    const check = this.preparedModelCheck;
+    return check ? check.created(sent, validated, path, at) : { ...validated, ...path };
   }
 
   async before(data: any): Promise<any> {

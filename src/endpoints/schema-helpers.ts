@@ -38,9 +38,19 @@ export function describedAs(schema: z.ZodType, description: string): z.ZodType {
   return isZodSchema(schema) ? schema.describe(description) : compose.noted(schema, { description });
 }
 
+/**
+ * `fields` as a `z.ZodObject` whose `omit`, `partial` and `extend` keep what it validates: a bare zod
+ * object. zod refuses those on an object with a check over it (4.1 drops the check instead), so such a
+ * model's derived schemas are built from its members, and the model is checked whole (model-check.ts).
+ */
+function bareZodObject(fields: z.ZodType): z.ZodObject | null {
+  return fields instanceof z.ZodObject && seam.validatesMemberwise(fields) ? fields : null;
+}
+
 /** `base` with the members of `extra` laid over it (zod's `extend`). */
 export function extendFields(base: z.ZodType, extra: z.ZodType): z.ZodType {
-  if (base instanceof z.ZodObject && extra instanceof z.ZodObject) return base.extend(extra.shape);
+  const bare = bareZodObject(base);
+  if (bare && extra instanceof z.ZodObject) return bare.extend(extra.shape);
   return objectOf({ ...shapeOf(base), ...shapeOf(extra) });
 }
 
@@ -61,7 +71,8 @@ export function omitFields(fields: z.ZodType, keys: string[]): z.ZodType {
   const members = shapeOf(fields);
   const present = keys.filter((key) => key in members);
   if (present.length === 0) return fields;
-  if (fields instanceof z.ZodObject) return fields.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
+  const bare = bareZodObject(fields);
+  if (bare) return bare.omit(Object.fromEntries(present.map((key) => [key, true])) as any);
   return objectOf(Object.fromEntries(Object.entries(members).filter(([key]) => !present.includes(key))));
 }
 
@@ -76,9 +87,10 @@ export function writableKeys(pathKeys: string[], versionField: string | undefine
  */
 export function patchFields(fields: z.ZodType): z.ZodType {
   const members = shapeOf(fields);
-  if (fields instanceof z.ZodObject) {
+  const bare = bareZodObject(fields);
+  if (bare) {
     const shape = Object.fromEntries(Object.entries(members).map(([key, member]) => [key, withoutDefault(member)]));
-    return fields.extend(shape).partial();
+    return bare.extend(shape).partial();
   }
   return objectOf(
     Object.fromEntries(Object.entries(members).map(([key, member]) => [key, optionalOf(withoutDefault(member))])),

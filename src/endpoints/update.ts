@@ -2,6 +2,7 @@ import { contentJson } from "../core/request/content";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
+import { ModelCheck } from "./model-check";
 import { omitFields, patchFields, writableKeys } from "./schema-helpers";
 import type { UpdatedData, UpdateFilters } from "./types";
 
@@ -11,7 +12,9 @@ import type { UpdatedData, UpdateFilters } from "./types";
  * PATCH makes every body member optional and drops its default (absent means unchanged, so neither the
  * document nor validation fills one in). As in chanfana, `before` and `update` get `filters.updatedData`
  * as a copy of the fetched object with the members the client sent applied, so storing it as the
- * record keeps every member the client did not send; `oldObj` itself is left as fetched.
+ * record keeps every member the client did not send; `oldObj` itself is left as fetched. A model its
+ * members cannot decide alone (a check over the object, another library's model) validates the fetched
+ * object with the sent members laid over it first, and `updatedData` holds its output for them.
  * With `conditionalRequests`, a stale `If-Match` answers 412 and the answer carries the new `ETag`.
  *
  * @example
@@ -29,6 +32,14 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
    * which `changedData()` tells what the hooks' `updatedData` changes.
    */
   updateBase: { fetched: Record<string, unknown>; sent: ReadonlySet<string> } | undefined = undefined;
+
+  /** @internal The model's check over the stored row with the changes, compiled by `prepareRoute()`; null when none is needed. */
+  preparedModelCheck: ModelCheck | null = null;
+
+  override prepareRoute(): void {
+    super.prepareRoute();
+    this.preparedModelCheck = ModelCheck.forUpdate(this.meta, this.pathKeys);
+  }
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
     const body = omitFields(meta.fields, writableKeys(this.pathKeys, meta.model.versionField));
@@ -55,6 +66,19 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     const data: Record<string, unknown> = {};
     for (const key of Object.keys(body)) if (Object.hasOwn(sent, key)) data[key] = body[key];
     return data;
+  }
+
+  /**
+   * @internal The members `sent` as the model outputs them, validated whole on `oldObj` with them laid over
+   * it (as the client sent them, before their own validation); `sent` itself when no check is needed.
+   */
+  async checkedChanges(oldObj: object, sent: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const check = this.preparedModelCheck;
+    if (!check) return sent;
+    const raw = (await this.getUnvalidatedData()).body as Record<string, unknown> | undefined;
+    const changes: Record<string, unknown> = {};
+    for (const key of Object.keys(sent)) changes[key] = raw && Object.hasOwn(raw, key) ? raw[key] : sent[key];
+    return check.updated(oldObj as Record<string, unknown>, changes);
   }
 
   /**
@@ -121,7 +145,7 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
 /** The filters `before` gets: those `getFilters()` gave, with `updatedData` built from the fetched object. */
 async function hookFilters(endpoint: UpdateEndpoint, oldObj: object, initial: UpdateFilters): Promise<UpdateFilters> {
   // A getFilters() written as chanfana's returns no updatedData: the members sent are then read here.
-  const sent = initial.updatedData ?? (await endpoint.sentData());
+  const sent = await endpoint.checkedChanges(oldObj, initial.updatedData ?? (await endpoint.sentData()));
   endpoint.updateBase = { fetched: { ...oldObj }, sent: new Set(Object.keys(sent)) };
   const { updatedData } = await endpoint.getUpdatedData(oldObj, sent);
   return { ...initial, updatedData };

@@ -24,6 +24,21 @@ export function issuesToException(issues: readonly $ZodIssue[], prefix: Array<st
   return withoutStackTrace(() => fieldExceptions(issues, prefix));
 }
 
+/**
+ * Problems another schema library found (Standard Schema's `{ message, path }`) as the same exception
+ * zod's issues make, paths prefixed by the request part.
+ *
+ * @example
+ * problemsToException([{ message: "Invalid email", path: ["email"] }], ["body"]) // 400 at ["body", "email"]
+ */
+export function problemsToException(
+  problems: ReadonlyArray<{ readonly message: string; readonly path: ReadonlyArray<string | number> }>,
+  prefix: Array<string | number> = [],
+): ApiException {
+  const issues = problems.map(({ message, path }) => ({ code: "custom", message, path: [...path] }));
+  return issuesToException(issues as $ZodIssue[], prefix);
+}
+
 function fieldExceptions(issues: readonly $ZodIssue[], prefix: Array<string | number>): ApiException {
   const errors: InputValidationException[] = [];
   const collect = (list: readonly $ZodIssue[], at: Array<string | number>) => {

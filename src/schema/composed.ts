@@ -234,7 +234,6 @@ function collect(
     if ("issues" in verdict) issues.push(...verdict.issues.map((i) => under(name, i)));
     else if (verdict.present) output[name] = verdict.value;
   }
-  issues.push(...verdicts.whole);
 }
 
 /** `output`'s keys in the members' order, as a library's object would give them. */
@@ -369,6 +368,8 @@ export const composedSeam: SchemaSeam<Schema> = {
     if (node.kind === "object") return { ...node.members };
     return node.kind === "wrap" ? nodeOf(schema).members.objectShape(node.inner) : null;
   },
+  // A composed object is not a model: the auto endpoints never store one, and claim nothing of it.
+  validatesMemberwise: () => false,
   acceptsUndefined(schema) {
     const wrap = innerOf(schema);
     return !!wrap && (wrap.optional || nodeOf(schema).members.acceptsUndefined(wrap.inner));

@@ -58,6 +58,7 @@ export const seam: SchemaSeam<z.ZodType> = {
     zodSeam.isSchema(value) || standard.isSchema(value) || ownSeamOf(value) !== undefined,
   unwrap: (schema, side) => seamOf(schema).unwrap(schema, side),
   objectShape: (schema) => seamOf(schema).objectShape(schema),
+  validatesMemberwise: (schema) => seamOf(schema).validatesMemberwise(schema),
   acceptsUndefined: (schema) => seamOf(schema).acceptsUndefined(schema),
   mayOutputUndefined: (schema) => seamOf(schema).mayOutputUndefined(schema),
   mayBeNull: (schema) => seamOf(schema).mayBeNull(schema),

@@ -56,6 +56,13 @@ export interface SchemaSeam<S> {
   unwrap(schema: S, side: UnwrapSide): S;
   /** The members of an object schema (looking through wrappers, pipes and refinements), or null. */
   objectShape(schema: S): Record<string, S> | null;
+  /**
+   * Whether validating the object schema is validating each of its members on its own: no check or
+   * transform over the object, and each member's own validator at hand. Then an object checked member by
+   * member (a body without the path's keys, a PATCH's members) passes the whole schema too. A library
+   * that cannot tell answers false, and the auto endpoints check its model whole before a write.
+   */
+  validatesMemberwise(schema: S): boolean;
   /** Whether the schema accepts `undefined` as input (optional, or filled in by a default). */
   acceptsUndefined(schema: S): boolean;
   /** Whether the schema's output may be `undefined` (an optional member an answer may leave out). */

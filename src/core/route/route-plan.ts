@@ -7,7 +7,7 @@ import {
   MultiException,
   withoutStackTrace,
 } from "../../errors/exceptions";
-import { issuesToException } from "../../errors/render";
+import { issuesToException, problemsToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
 import type { IdempotencyPolicy } from "../ops/idempotency";
 import {
@@ -367,9 +367,6 @@ function storeStandard(
   errors: ApiException[],
 ): undefined {
   if (outcome.ok) validated[name] = outcome.value;
-  else {
-    const issues = outcome.problems.map((problem) => ({ code: "custom", ...problem }));
-    errors.push(issuesToException(issues as $ZodIssue[], [name]));
-  }
+  else errors.push(problemsToException(outcome.problems, [name]));
   return undefined;
 }

@@ -98,7 +98,7 @@ export function member(
  * member left out of a derived body gets its default.
  */
 function withDeclaredDefaults(input: SchemaObject, schema: StandardJsonSchema): SchemaObject {
-  const props = (schema as { props?: unknown }).props;
+  const props = declaredProps(schema);
   const properties = input.properties as Record<string, SchemaObject> | undefined;
   if (!Array.isArray(props) || typeof properties !== "object" || properties === null) return input;
   let patched: Record<string, SchemaObject> | undefined;
@@ -112,6 +112,15 @@ function withDeclaredDefaults(input: SchemaObject, schema: StandardJsonSchema): 
     patched[key] = { ...properties[key], default: value };
   }
   return patched ? { ...input, properties: patched } : input;
+}
+
+/** ArkType's `props`, or undefined: its getter throws on an object a morph or a `.narrow` sits over. */
+function declaredProps(schema: StandardJsonSchema): unknown {
+  try {
+    return (schema as { props?: unknown }).props;
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(schema: StandardJsonSchema, io: SchemaIO): SchemaObject {

@@ -10,13 +10,9 @@ export interface MemberEntry {
   readonly view: JsonView;
 }
 
-/**
- * What the parent said of each member: the issues under its key (paths after the key), else its value;
- * and the issues it found in the object as a whole (a check over several members).
- */
+/** What the parent said of each member: the issues under its key (paths after the key), else its value. */
 export interface MemberVerdicts {
   readonly byKey: Map<string, { issues: StandardIssue[] } | { value: unknown; present: boolean }>;
-  readonly whole: StandardIssue[];
 }
 
 /**
@@ -25,6 +21,8 @@ export interface MemberVerdicts {
  * keys are theirs, and the rest (members not sent, checks over the whole object) are not their concern.
  * A member's value is the parent's output for it when the whole object passed, else the value sent
  * (or, when none was, the default its JSON Schema states), so transforms apply only in the first case.
+ * This judges members, not the object they will be stored in: an auto endpoint checks its model whole,
+ * on what it is about to store (endpoints/model-check.ts), and stores that output.
  */
 export function checkThroughParent(
   parent: StandardJsonSchema,
@@ -39,15 +37,11 @@ export function checkThroughParent(
 function verdicts(entries: readonly MemberEntry[], result: StandardResult<unknown>): MemberVerdicts {
   const byKey: MemberVerdicts["byKey"] = new Map();
   const issues = new Map<string, StandardIssue[]>();
-  // A check over the whole object runs only once every member it reads passed (valibot's object pipe,
-  // ArkType's narrow), so its refusal concerns what was sent: it is kept.
-  const whole: StandardIssue[] = [];
+  // An issue with no path is the object's (valibot's object pipe, ArkType's narrow), judged here on the
+  // members sent alone: a PATCH's stored members could make it pass. The model check judges the object.
   for (const issue of result.issues ?? []) {
     const [first, ...rest] = issue.path ?? [];
-    if (first === undefined) {
-      whole.push({ message: issue.message, path: [] });
-      continue;
-    }
+    if (first === undefined) continue;
     const key = String(typeof first === "object" && first !== null ? first.key : first);
     const list = issues.get(key) ?? [];
     list.push({ message: issue.message, path: rest });
@@ -67,7 +61,7 @@ function verdicts(entries: readonly MemberEntry[], result: StandardResult<unknow
       byKey.set(entry.key, { value: fallback, present: fallback !== undefined });
     }
   }
-  return { byKey, whole };
+  return { byKey };
 }
 
 /** The member `key` of `parent`, with `view`: it validates a value by checking it through the parent. */
@@ -82,6 +76,5 @@ export function memberOf(parent: StandardJsonSchema | StandardMember, key: strin
 
 function resultOf(verdicts: MemberVerdicts, key: string): StandardResult<unknown> {
   const verdict = verdicts.byKey.get(key)!;
-  const issues = [...("issues" in verdict ? verdict.issues : []), ...verdicts.whole];
-  return issues.length ? { issues } : { value: (verdict as { value: unknown }).value };
+  return "issues" in verdict ? { issues: verdict.issues } : { value: verdict.value };
 }

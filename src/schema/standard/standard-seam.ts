@@ -217,6 +217,8 @@ export const standardSeam: SchemaSeam<StandardNode> = {
   isSchema,
   unwrap,
   objectShape,
+  // A Standard Schema gives no access to its members' validators, nor says whether it checks the object.
+  validatesMemberwise: () => false,
   acceptsUndefined,
   mayOutputUndefined,
   mayBeNull,

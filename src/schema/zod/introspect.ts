@@ -69,6 +69,19 @@ export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null
   return def.type === "object" ? (def.shape as Record<string, z.ZodType>) : null;
 }
 
+/**
+ * Whether the schema is a bare `z.object` with no check over it (`refine`, `superRefine`, `check`): then
+ * its members' own validators decide it. A pipe or transform over the object, or a wrapper, does not.
+ *
+ * @example
+ * validatesMemberwise(z.object({ a: z.string().trim() })) // true
+ * validatesMemberwise(z.object({ a: z.string() }).refine((o) => o.a !== "x")) // false
+ */
+export function validatesMemberwise(schema: z.ZodType): boolean {
+  const def = defOf(schema);
+  return def.type === "object" && !(def.checks as unknown[] | undefined)?.length;
+}
+
 /** Whether the schema accepts `undefined`: zod marks optional members "optional" and defaulted ones "defaulted". */
 export function acceptsUndefined(schema: z.ZodType): boolean {
   return schema._zod.optin !== undefined;

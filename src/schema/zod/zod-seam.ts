@@ -13,6 +13,7 @@ import {
   objectShape,
   parameterMetadata,
   unwrap,
+  validatesMemberwise,
   withoutDefault,
 } from "./introspect";
 import { toOpenApiSchema } from "./json-schema";
@@ -23,6 +24,7 @@ export const zodSeam: SchemaSeam<z.ZodType> = {
   isSchema,
   unwrap,
   objectShape,
+  validatesMemberwise,
   acceptsUndefined,
   mayOutputUndefined,
   mayBeNull,
