@@ -200,18 +200,35 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(() => app.router.compile()).toThrow(/GET \/vague \(Vague\): rateLimit: true names no policy/);
   });
 
-  it("keeps at most maxBuckets buckets in memory: a bucket dropped for room starts again", async () => {
-    const store = memoryRateLimitStore({ maxBuckets: 2 });
+  it("keeps at most maxBuckets buckets in memory: a full store of blocked buckets refuses a new key", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ maxBuckets: 2, now: () => clock });
     const app = harness.make({
       rateLimit: rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store }),
     });
     app.router.get("/ping", Ping);
     expect((await send(app, "/ping", "one")).status).toBe(200);
-    expect((await send(app, "/ping", "one")).status).toBe(429);
     expect((await send(app, "/ping", "two")).status).toBe(200);
+    // Both buckets are spent: neither is dropped to make room, so a new key waits for one to expire.
+    expect((await send(app, "/ping", "three")).status).toBe(429);
+    expect((await send(app, "/ping", "one")).status).toBe(429);
+    clock += 60_000;
     expect((await send(app, "/ping", "three")).status).toBe(200);
-    // "one", the oldest, made room for "three".
-    expect((await send(app, "/ping", "one")).status).toBe(200);
+  });
+
+  it("a full memory store drops expired buckets before live ones", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ maxBuckets: 2, now: () => clock });
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 5, windowSeconds: 60, key: byHeader("x-client"), store }),
+    });
+    app.router.get("/ping", Ping);
+    await send(app, "/ping", "old");
+    clock += 60_000;
+    expect((await send(app, "/ping", "live")).headers.get("ratelimit")).toMatch(/r=4;/);
+    expect((await send(app, "/ping", "new")).status).toBe(200);
+    // "old" had expired and went first: "live" kept its count.
+    expect((await send(app, "/ping", "live")).headers.get("ratelimit")).toMatch(/r=3;/);
   });
 
   it("documents the 429 and the headers on every limited route, and the document validates", async () => {
@@ -229,6 +246,30 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(doc.paths["/notes"].post.responses["429"].description).toContain('"default"');
     expect(doc.paths["/free"].get.responses["429"]).toBeUndefined();
   });
+});
+
+describe("the memory rate limit store under a flood of new keys", () => {
+  const harness = httpHarnesses[0]!;
+  it("keeps a blocked client blocked through 10,000+ junk keys, and keeps answering them", async () => {
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() }),
+    });
+    app.router.get("/ping", Ping);
+    const victim = () => send(app, "/ping", "victim");
+    expect([(await victim()).status, (await victim()).status, (await victim()).status]).toEqual([200, 200, 429]);
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const flooder = async () => {
+      while (next < 10_050) {
+        const status = (await send(app, "/ping", `junk-${next++}`)).status;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, flooder));
+    // Each junk key had a bucket (or took the place of an older junk one): all were answered within their quota.
+    expect(statuses).toEqual(new Map([[200, 10_050]]));
+    expect((await victim()).status).toBe(429);
+  }, 120_000);
 });
 
 // A store shared by processes: two apps (as two processes would) over one database count in one bucket.

@@ -33,6 +33,8 @@ export interface RateLimitOutcome {
 export interface RateLimitStore {
   /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
+  /** Whether `bucket` allows one more request, counting none. */
+  peek?(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
 }
 
 /** How many requests a window of how many seconds allows. */
