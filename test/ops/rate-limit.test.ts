@@ -248,6 +248,96 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
   });
 });
 
+/** A memory store that also records each bucket it counts in. */
+function recordingStore(): RateLimitStore & { buckets: string[] } {
+  const inner = memoryRateLimitStore();
+  const buckets: string[] = [];
+  return {
+    buckets,
+    hit: (bucket, policy, ctx) => {
+      buckets.push(bucket);
+      return inner.hit(bucket, policy, ctx);
+    },
+    peek: (bucket, policy, ctx) => inner.peek!(bucket, policy, ctx),
+  };
+}
+
+describe.each(httpHarnesses)("where the client's address comes from behind a proxy, on $name", (harness) => {
+  it("trustProxy.header: the address that header holds, IPv6 grouped by /64; CF-Connecting-IP ignored", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
+    );
+    const from = (ip: string) => app.request("/ping", { headers: { "x-real-ip": ip, "cf-connecting-ip": "10.9.9.9" } });
+    expect((await from("203.0.113.7")).status).toBe(200);
+    expect((await from("203.0.113.7")).status).toBe(200);
+    expect((await from("203.0.113.7")).status).toBe(429);
+    expect((await from("203.0.113.8")).status).toBe(200);
+    expect((await from("2001:DB8:1:2::1")).status).toBe(200);
+    expect((await from("2001:db8:1:2:ffff:0:0:9")).status).toBe(200);
+    expect((await from("2001:db8:1:2:abcd::")).status).toBe(429);
+    expect((await from("2001:db8:1:3::1")).status).toBe(200);
+    expect(new Set(store.buckets)).toEqual(
+      new Set(["default:203.0.113.7", "default:203.0.113.8", "default:2001:db8:1:2::/64", "default:2001:db8:1:3::/64"]),
+    );
+  });
+
+  it("trustProxy.header holding no address: counted by the connection's address, never by the value", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
+    );
+    const statuses = [];
+    for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
+      statuses.push(
+        (await app.request("/ping", { headers: value === undefined ? {} : { "x-real-ip": value } })).status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+    expect(new Set(store.buckets)).toEqual(new Set(["default:127.0.0.1"]));
+  });
+
+  it("trustProxy.forwardedFor: the entry the nearest trusted proxy appended; what the client sent before it is ignored", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const policy = rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: { forwardedFor: 2 } });
+    app.router.get("/ping", limitedRoute(policy));
+    const via = (xff: string) => app.request("/ping", { headers: { "x-forwarded-for": xff } });
+    expect((await via("198.51.100.1, 203.0.113.5, 10.0.0.2")).status).toBe(200);
+    expect((await via("198.51.100.2,203.0.113.5 , 10.0.0.3")).status).toBe(429);
+    expect((await via("203.0.113.6, 10.0.0.2")).status).toBe(200);
+    // Fewer entries than trusted proxies: the request did not come through them; the connection's address counts.
+    expect((await via("10.0.0.2")).status).toBe(200);
+    expect(store.buckets).toEqual([
+      "default:203.0.113.5",
+      "default:203.0.113.5",
+      "default:203.0.113.6",
+      "default:127.0.0.1",
+    ]);
+  });
+
+  it("refuses a trustProxy that names neither a header nor a count of proxies", () => {
+    const store = memoryRateLimitStore();
+    const bad = [
+      {},
+      { header: "" },
+      { header: "x real ip" },
+      { forwardedFor: 0 },
+      { forwardedFor: 1.5 },
+      { header: "x-real-ip", forwardedFor: 1 },
+    ];
+    for (const trustProxy of bad) {
+      expect(() => rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: trustProxy as never })).toThrow(
+        /trustProxy/,
+      );
+    }
+  });
+});
+
 describe("the memory rate limit store under a flood of new keys", () => {
   const harness = httpHarnesses[0]!;
   it("keeps a blocked client blocked through 10,000+ junk keys, and keeps answering them", async () => {
