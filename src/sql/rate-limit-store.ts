@@ -45,8 +45,8 @@ export interface SqlRateLimitStore extends RateLimitStore {
 /**
  * Counts in one table of the app's database, in fixed windows, with one atomic upsert per request: shared
  * by every process using the database (PostgreSQL, MySQL/MariaDB, SQLite, D1). On MySQL/MariaDB, which
- * cannot return the counted row, the upsert and a read run in one transaction. A bucket over 200
- * characters is stored as its SHA-256 (a MySQL key is at most 255).
+ * cannot return the counted row, the upsert and a read run in one transaction. `peek` is one SELECT by
+ * the primary key. A bucket over 200 characters is stored as its SHA-256 (a MySQL key is at most 255).
  * On Workers, pass a function of the request's context that makes the driver from its `env`.
  *
  * @example
@@ -86,6 +86,22 @@ export function sqlRateLimitStore(
       const resetAt = Number(row?.window_start) + windowMs;
       return {
         allowed: hits <= policy.limit,
+        remaining: Math.max(0, policy.limit - hits),
+        resetSeconds: Math.max(0, Math.ceil((resetAt - at) / 1000)),
+      };
+    },
+    async peek(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome> {
+      const driver = driverFor(ctx);
+      await ready(driver);
+      const at = now();
+      const { windowMs, windowStart } = windowOf(policy, at);
+      const [row] = await driver.query(selectStatement(driver.dialect), [await boundedBucket(bucket)]);
+      // A bucket of an earlier window counts nothing now.
+      const current = row !== undefined && Number(row.window_start) >= windowStart;
+      const hits = current ? Number(row.hits) : 0;
+      const resetAt = (current ? Number(row.window_start) : windowStart) + windowMs;
+      return {
+        allowed: hits < policy.limit,
         remaining: Math.max(0, policy.limit - hits),
         resetSeconds: Math.max(0, Math.ceil((resetAt - at) / 1000)),
       };

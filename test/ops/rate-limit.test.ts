@@ -2,9 +2,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
+  basicAuth,
   contentJson,
   memoryRateLimitStore,
   OpenAPIRoute,
+  type RateLimitContext,
   type RateLimitPolicy,
   type RateLimitStore,
   rateLimit,
@@ -147,7 +149,7 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
       verify: (key) => (key.startsWith("k") ? { id: key } : null),
     });
     const policy = rateLimit({
-      limit: 1,
+      limit: 2,
       windowSeconds: 60,
       key: ({ principal }) => (principal as { id: string }).id,
       store: memoryRateLimitStore(),
@@ -155,7 +157,9 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     const app = harness.make({ auth, rateLimit: policy });
     app.router.get("/me", Ping);
     const as = (key?: string) => app.request("/me", { headers: key ? { "x-api-key": key } : {} });
+    // The refused request counts against the address (one of its 2 failures), not against any key.
     expect((await as()).status).toBe(401);
+    expect((await as("k1")).status).toBe(200);
     expect((await as("k1")).status).toBe(200);
     expect((await as("k1")).status).toBe(429);
     expect((await as("k2")).status).toBe(200);
@@ -248,6 +252,25 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
   });
 });
 
+/** A Basic-auth route whose verify counts its calls: only "ada" with "right" gets in. */
+function passwordRoute(policy: RateLimitPolicy) {
+  const calls = { verify: 0 };
+  const auth = basicAuth({
+    verify: ({ username, password }) => {
+      calls.verify++;
+      return password === "right" ? { id: username } : null;
+    },
+  });
+  class Login extends Ping {
+    schema = { responses: pong, auth, rateLimit: policy };
+  }
+  return { Login, calls };
+}
+
+const basic = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+});
+
 /** A memory store that also records each bucket it counts in. */
 function recordingStore(): RateLimitStore & { buckets: string[] } {
   const inner = memoryRateLimitStore();
@@ -261,6 +284,47 @@ function recordingStore(): RateLimitStore & { buckets: string[] } {
     peek: (bucket, policy, ctx) => inner.peek!(bucket, policy, ctx),
   };
 }
+
+describe.each(httpHarnesses)("rate limits and authentication over HTTP on $name", (harness) => {
+  it("counts wrong passwords against the address: past the limit a 429, and verify is not run", async () => {
+    const { Login, calls } = passwordRoute(rateLimit({ limit: 5, windowSeconds: 60, store: memoryRateLimitStore() }));
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const statuses = [];
+    for (let i = 0; i < 20; i++)
+      statuses.push((await app.request("/login", { headers: basic("ada", `guess-${i}`) })).status);
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    expect(calls.verify).toBe(5);
+    // The right password from that address is not even tried.
+    const right = await app.request("/login", { headers: basic("ada", "right") });
+    expect(right.status).toBe(429);
+    expect(right.headers.get("retry-after")).not.toBeNull();
+    expect(calls.verify).toBe(5);
+  });
+
+  it("keyed by principal: failures count against the address, and lock out no valid user at another", async () => {
+    const store = recordingStore();
+    const policy = rateLimit({
+      limit: 3,
+      windowSeconds: 60,
+      key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+      store,
+    });
+    const { Login, calls } = passwordRoute(policy);
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const attacker = (password: string) => app.requestFrom!("127.0.0.2", "/login", { headers: basic("ada", password) });
+    const user = () => app.requestFrom!("127.0.0.1", "/login", { headers: basic("ada", "right") });
+    expect([(await attacker("a")).status, (await attacker("b")).status, (await attacker("c")).status]).toEqual([
+      401, 401, 401,
+    ]);
+    expect((await attacker("right")).status).toBe(429);
+    expect(calls.verify).toBe(3);
+    // Ada at her own address gets in, counted against her principal, not the attacker's address.
+    expect((await user()).status).toBe(200);
+    expect(store.buckets).toEqual(["default:127.0.0.2", "default:127.0.0.2", "default:127.0.0.2", "default:ada"]);
+  });
+});
 
 describe.each(httpHarnesses)("where the client's address comes from behind a proxy, on $name", (harness) => {
   it("trustProxy.header: the address that header holds, IPv6 grouped by /64; CF-Connecting-IP ignored", async () => {
@@ -388,6 +452,33 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
           .map((r) => r.headers.get("ratelimit")!.match(/r=(\d+)/)![1]);
         expect(new Set(remaining).size).toBe(7);
         expect((await send(apps[0]!, "/ping", "other")).status).toBe(200);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it.skipIf(engine.skip)(
+    "counts failed authentication against the address: verify is not run past the limit (peek)",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        const policy = rateLimit({
+          limit: 2,
+          windowSeconds: 3600,
+          key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+          store: sqlRateLimitStore(driver),
+        });
+        const { Login, calls } = passwordRoute(policy);
+        const app = httpHarnesses[0]!.make();
+        app.router.get("/login", Login);
+        const from = (address: string, password: string) =>
+          app.requestFrom!(address, "/login", { headers: basic("ada", password) });
+        const statuses = [];
+        for (const password of ["a", "b", "c", "right"]) statuses.push((await from("127.0.0.2", password)).status);
+        expect(statuses).toEqual([401, 401, 429, 429]);
+        expect(calls.verify).toBe(2);
+        expect((await from("127.0.0.1", "right")).status).toBe(200);
       } finally {
         await close();
       }

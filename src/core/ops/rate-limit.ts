@@ -1,4 +1,4 @@
-import { TooManyRequestsException } from "../../errors/exceptions";
+import { isApiException, TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor } from "./client-address";
@@ -41,7 +41,11 @@ export interface RateLimitOutcome {
 export interface RateLimitStore {
   /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
-  /** Whether `bucket` allows one more request, counting none. */
+  /**
+   * Whether `bucket` allows one more request, counting none: read before `verify` runs on a route with
+   * authentication whose key is not the address, so that only failed attempts count against the address.
+   * Optional: a store without it counts every such attempt against the address (`hit`) instead.
+   */
   peek?(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
 }
 
@@ -69,9 +73,10 @@ export interface RateLimitPolicy extends RateLimitWindow {
   /** `"default";q=100;w=60`, written once. */
   readonly policyHeader: string;
   /**
-   * Authenticates the request with `authenticate` (on a route with authentication), then counts it: its
-   * principal and the state to write on its answer (none when its key exempts it). A refused request
-   * rejects: a 429 carrying `Retry-After` and the headers, or authentication's own refusal.
+   * Counts the request, authenticating it with `authenticate` (on a route with authentication) in the
+   * order docs/operations.md states: its principal and the state to write on its answer (none when its key
+   * exempts it). A refused request rejects: a 429 carrying `Retry-After` and the headers, or
+   * authentication's own refusal.
    */
   admit(incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>): Promise<Admitted>;
   /** `response` with the RateLimit headers of what `admit` answered; a copy when its headers cannot be changed. */
@@ -105,8 +110,9 @@ export interface RateLimitOptions {
 
 /**
  * A rate limit to declare on a route (`schema.rateLimit`) or a router (`rateLimit` option): the closest
- * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit`; the
- * 429 and the `RateLimit`/`RateLimit-Policy` headers are in the route's document.
+ * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit` (and one
+ * `store.peek` before authentication on a route with `auth` keyed by something else than the address);
+ * the 429 and the `RateLimit`/`RateLimit-Policy` headers are in the route's document.
  *
  * @example
  * const perKey = rateLimit({ limit: 100, windowSeconds: 60, key: ({ request }) => request.headers.get("x-api-key") ?? "anonymous", store: memoryRateLimitStore() });
@@ -120,6 +126,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
   }
   if (typeof options.store?.hit !== "function") throw new Error("rateLimit store must have a hit() method");
   const readAddress = addressReader(name, checkedTrustProxy(options.trustProxy));
+  const keyedByAddress = options.key === undefined || options.key === clientIp;
   // The policy carries what limiting does (the pipeline and the document call it), so an app that
   // declares no rate limit bundles none of it.
   const policy: RateLimitPolicy = Object.freeze({
@@ -130,7 +137,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     store: options.store,
     policyHeader: `"${name}";q=${options.limit};w=${options.windowSeconds}`,
     admit: (incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>) =>
-      admit(policy, new LimitedRequest(readAddress, incoming, env), authenticate),
+      admit(policy, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
     withHeaders: withRateLimitHeaders,
     documentResponses: <R extends DocumentedResponse>(responses: DocumentedResponses<R> | undefined) =>
       withRateLimitResponses(responses, policy),
@@ -179,14 +186,52 @@ class LimitedRequest implements RateLimitContext {
   }
 }
 
-/** Authenticates the request (on a route with authentication), then counts it by its key. */
+/**
+ * The order a limited request is taken in. Without authentication: counted by its key. With it, keyed by
+ * the address: counted before `verify` runs, so every attempt counts, whatever it proves. With it, keyed
+ * otherwise (a principal): refused before `verify` while the address is over the limit in failures, a
+ * failure counted against the address, a success by its key; a store without `peek` counts every attempt
+ * against the address instead.
+ */
 async function admit(
   policy: RateLimitPolicy,
   ctx: LimitedRequest,
+  keyedByAddress: boolean,
   authenticate: (() => Promise<unknown>) | undefined,
 ): Promise<Admitted> {
-  if (authenticate !== undefined) ctx.principal = await authenticate();
+  if (authenticate === undefined) return { principal: undefined, state: await countIn(policy, policy.key(ctx), ctx) };
+  if (keyedByAddress) {
+    const state = await countIn(policy, ctx.address, ctx);
+    return { principal: await authenticate(), state };
+  }
+  const failures = await refuseFailedAddress(policy, ctx);
+  try {
+    ctx.principal = await authenticate();
+  } catch (err) {
+    if (failures !== undefined && isApiException(err) && err.status >= 400 && err.status < 500) {
+      await policy.store.hit(failures, policy, ctx);
+    }
+    throw err;
+  }
   return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
+}
+
+/**
+ * Before `verify`: a 429 when the address is over the limit. Resolves with the bucket a failure is then
+ * counted in (undefined when there is no address, or the attempt was counted already, for want of `peek`).
+ */
+async function refuseFailedAddress(policy: RateLimitPolicy, ctx: LimitedRequest): Promise<string | undefined> {
+  const address = ctx.address;
+  if (address === undefined) return undefined;
+  const { store } = policy;
+  if (store.peek === undefined) {
+    await countIn(policy, address, ctx);
+    return undefined;
+  }
+  const bucket = await bucketOf(policy, address);
+  const seen = await store.peek(bucket, policy, ctx);
+  if (!seen.allowed) throw tooManyRequests({ policy, outcome: seen });
+  return bucket;
 }
 
 /** Counts the request in `key`'s bucket: the state to write on its answer; a 429 over the limit; none without a key. */

@@ -159,7 +159,7 @@ export class RoutePlan {
     });
   }
 
-  // The policy authenticates and counts, before parsing, so a refused request costs none.
+  // The policy authenticates and counts (failed authentication too, see `admit`), before parsing, so a refused request costs none.
   private limitThenParse(
     policy: RateLimitPolicy,
     incoming: IncomingRequest,
