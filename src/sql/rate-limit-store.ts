@@ -45,7 +45,7 @@ export interface SqlRateLimitStore extends RateLimitStore {
 /**
  * Counts in one table of the app's database, in fixed windows, with one atomic upsert per request: shared
  * by every process using the database (PostgreSQL, MySQL/MariaDB, SQLite, D1). On MySQL/MariaDB, which
- * cannot return the counted row, the upsert and a read run in one transaction. `peek` is one SELECT by
+ * cannot return the counted row, the upsert and a read run in one transaction. `refund` is one UPDATE by
  * the primary key. A bucket over 200 characters is stored as its SHA-256 (a MySQL key is at most 255).
  * On Workers, pass a function of the request's context that makes the driver from its `env`.
  *
@@ -90,21 +90,15 @@ export function sqlRateLimitStore(
         resetSeconds: Math.max(0, Math.ceil((resetAt - at) / 1000)),
       };
     },
-    async peek(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome> {
+    async refund(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<void> {
       const driver = driverFor(ctx);
       await ready(driver);
-      const at = now();
-      const { windowMs, windowStart } = windowOf(policy, at);
-      const [row] = await driver.query(selectStatement(driver.dialect), [await boundedBucket(bucket)]);
-      // A bucket of an earlier window counts nothing now.
-      const current = row !== undefined && Number(row.window_start) >= windowStart;
-      const hits = current ? Number(row.hits) : 0;
-      const resetAt = (current ? Number(row.window_start) : windowStart) + windowMs;
-      return {
-        allowed: hits < policy.limit,
-        remaining: Math.max(0, policy.limit - hits),
-        resetSeconds: Math.max(0, Math.ceil((resetAt - at) / 1000)),
-      };
+      const q = driver.dialect.quote;
+      const p = driver.dialect.placeholder;
+      const [hits, start] = [q("hits"), q("window_start")];
+      // Only in the current window (a later one, from a slower clock elsewhere, too), never below 0.
+      const sql = `UPDATE ${q(RATE_LIMITS_TABLE)} SET ${hits} = ${hits} - 1 WHERE ${q("bucket")} = ${p(1)} AND ${start} >= ${p(2)} AND ${hits} > 0`;
+      await driver.execute(sql, [await boundedBucket(bucket), windowOf(policy, now()).windowStart]);
     },
     async prune(seconds: number): Promise<number> {
       if (!fixed) throw new Error("prune() needs the store made with a driver, not a function of the request");

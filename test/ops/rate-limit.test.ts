@@ -256,8 +256,10 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
 function passwordRoute(policy: RateLimitPolicy) {
   const calls = { verify: 0 };
   const auth = basicAuth({
-    verify: ({ username, password }) => {
+    // As a real check would, it waits (a hash, a database): concurrent attempts are in verify together.
+    verify: async ({ username, password }) => {
       calls.verify++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
       return password === "right" ? { id: username } : null;
     },
   });
@@ -281,7 +283,7 @@ function recordingStore(): RateLimitStore & { buckets: string[] } {
       buckets.push(bucket);
       return inner.hit(bucket, policy, ctx);
     },
-    peek: (bucket, policy, ctx) => inner.peek!(bucket, policy, ctx),
+    refund: (bucket, policy, ctx) => inner.refund!(bucket, policy, ctx),
   };
 }
 
@@ -314,15 +316,42 @@ describe.each(httpHarnesses)("rate limits and authentication over HTTP on $name"
     const app = harness.make();
     app.router.get("/login", Login);
     const attacker = (password: string) => app.requestFrom!("127.0.0.2", "/login", { headers: basic("ada", password) });
-    const user = () => app.requestFrom!("127.0.0.1", "/login", { headers: basic("ada", "right") });
+    const user = (name = "ada") => app.requestFrom!("127.0.0.1", "/login", { headers: basic(name, "right") });
     expect([(await attacker("a")).status, (await attacker("b")).status, (await attacker("c")).status]).toEqual([
       401, 401, 401,
     ]);
     expect((await attacker("right")).status).toBe(429);
     expect(calls.verify).toBe(3);
-    // Ada at her own address gets in, counted against her principal, not the attacker's address.
+    // Ada at her own address gets in, counted against her principal, not the attacker's address; each
+    // accepted attempt gives back what it counted against its address, so more users there than the limit get in.
     expect((await user()).status).toBe(200);
-    expect(store.buckets).toEqual(["default:127.0.0.2", "default:127.0.0.2", "default:127.0.0.2", "default:ada"]);
+    for (const name of ["bob", "carol", "dave"]) expect((await user(name)).status).toBe(200);
+    expect(store.buckets.slice(0, 6)).toEqual([
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.1",
+      "default:ada",
+    ]);
+  });
+
+  it("keyed by principal: 20 wrong passwords sent at once reach verify no more than the limit allows", async () => {
+    const policy = rateLimit({
+      limit: 5,
+      windowSeconds: 60,
+      key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+      store: memoryRateLimitStore(),
+    });
+    const { Login, calls } = passwordRoute(policy);
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => app.request("/login", { headers: basic("ada", `guess-${i}`) })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    expect(calls.verify).toBe(5);
   });
 });
 
@@ -459,7 +488,7 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
   );
 
   it.skipIf(engine.skip)(
-    "counts failed authentication against the address: verify is not run past the limit (peek)",
+    "counts failed authentication against the address: verify is not run past the limit, accepted attempts given back",
     async () => {
       const { driver, close } = await engine.open();
       try {
@@ -479,6 +508,11 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
         expect(statuses).toEqual([401, 401, 429, 429]);
         expect(calls.verify).toBe(2);
         expect((await from("127.0.0.1", "right")).status).toBe(200);
+        // Accepted attempts are refunded: three users at one address, past its limit of 2, all get in.
+        for (const name of ["bob", "carol"]) {
+          const answer = await app.requestFrom!("127.0.0.1", "/login", { headers: basic(name, "right") });
+          expect(answer.status).toBe(200);
+        }
       } finally {
         await close();
       }

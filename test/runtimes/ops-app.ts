@@ -51,7 +51,7 @@ const byAddress = rateLimit({
   store: sqlRateLimitStore(({ env }) => d1Driver(env.DB)),
 });
 
-// Keyed by the user, counted by the binding, which has no peek: each attempt counts against the address first.
+// Keyed by the user, counted by the binding, which has no refund: each attempt stays counted against the address.
 const login = rateLimit({
   name: "login",
   limit: 2,

@@ -1,4 +1,4 @@
-import { isApiException, TooManyRequestsException } from "../../errors/exceptions";
+import { TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor } from "./client-address";
@@ -42,11 +42,12 @@ export interface RateLimitStore {
   /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
   /**
-   * Whether `bucket` allows one more request, counting none: read before `verify` runs on a route with
-   * authentication whose key is not the address, so that only failed attempts count against the address.
-   * Optional: a store without it counts every such attempt against the address (`hit`) instead.
+   * Gives back one request `hit` counted in `bucket`'s current window (never below 0). On a route with
+   * authentication keyed by something else than the address, each attempt is counted against the address
+   * before `verify` runs, and one that authentication accepts is given back, so only failures stay.
+   * Optional: without it, accepted attempts stay counted against the address too.
    */
-  peek?(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
+  refund?(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<void>;
 }
 
 /** How many requests a window of how many seconds allows. */
@@ -110,9 +111,10 @@ export interface RateLimitOptions {
 
 /**
  * A rate limit to declare on a route (`schema.rateLimit`) or a router (`rateLimit` option): the closest
- * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit` (and one
- * `store.peek` before authentication on a route with `auth` keyed by something else than the address);
- * the 429 and the `RateLimit`/`RateLimit-Policy` headers are in the route's document.
+ * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit` (on a
+ * route with `auth` keyed by something else than the address, one more against the address before
+ * `verify`, and a `store.refund` once it succeeds); the 429 and the `RateLimit`/`RateLimit-Policy`
+ * headers are in the route's document.
  *
  * @example
  * const perKey = rateLimit({ limit: 100, windowSeconds: 60, key: ({ request }) => request.headers.get("x-api-key") ?? "anonymous", store: memoryRateLimitStore() });
@@ -189,9 +191,9 @@ class LimitedRequest implements RateLimitContext {
 /**
  * The order a limited request is taken in. Without authentication: counted by its key. With it, keyed by
  * the address: counted before `verify` runs, so every attempt counts, whatever it proves. With it, keyed
- * otherwise (a principal): refused before `verify` while the address is over the limit in failures, a
- * failure counted against the address, a success by its key; a store without `peek` counts every attempt
- * against the address instead.
+ * otherwise (a principal): counted against the address before `verify` (one atomic `hit`, so attempts
+ * sent at once cannot all pass a check made before any of them failed), given back (`refund`) once
+ * authentication accepts it, then counted by its key: only failures stay against the address.
  */
 async function admit(
   policy: RateLimitPolicy,
@@ -200,38 +202,17 @@ async function admit(
   authenticate: (() => Promise<unknown>) | undefined,
 ): Promise<Admitted> {
   if (authenticate === undefined) return { principal: undefined, state: await countIn(policy, policy.key(ctx), ctx) };
-  if (keyedByAddress) {
-    const state = await countIn(policy, ctx.address, ctx);
-    return { principal: await authenticate(), state };
-  }
-  const failures = await refuseFailedAddress(policy, ctx);
-  try {
-    ctx.principal = await authenticate();
-  } catch (err) {
-    if (failures !== undefined && isApiException(err) && err.status >= 400 && err.status < 500) {
-      await policy.store.hit(failures, policy, ctx);
-    }
-    throw err;
-  }
-  return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
-}
-
-/**
- * Before `verify`: a 429 when the address is over the limit. Resolves with the bucket a failure is then
- * counted in (undefined when there is no address, or the attempt was counted already, for want of `peek`).
- */
-async function refuseFailedAddress(policy: RateLimitPolicy, ctx: LimitedRequest): Promise<string | undefined> {
   const address = ctx.address;
-  if (address === undefined) return undefined;
-  const { store } = policy;
-  if (store.peek === undefined) {
-    await countIn(policy, address, ctx);
-    return undefined;
+  const attempt = await countIn(policy, address, ctx);
+  if (keyedByAddress) return { principal: await authenticate(), state: attempt };
+  ctx.principal = await authenticate();
+  const refunding =
+    attempt === undefined ? undefined : policy.store.refund?.(await bucketOf(policy, address!), policy, ctx);
+  try {
+    return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
+  } finally {
+    await refunding;
   }
-  const bucket = await bucketOf(policy, address);
-  const seen = await store.peek(bucket, policy, ctx);
-  if (!seen.allowed) throw tooManyRequests({ policy, outcome: seen });
-  return bucket;
 }
 
 /** Counts the request in `key`'s bucket: the state to write on its answer; a 429 over the limit; none without a key. */

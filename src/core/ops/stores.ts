@@ -66,8 +66,8 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
     same.open.delete(bucket);
     size--;
   };
-  /** Whether a new bucket fits: under the bound, or in the place of the oldest bucket within its limit. */
-  const room = (at: number, evict: boolean): boolean => {
+  /** Whether a new bucket fits: under the bound, or in the place of the oldest bucket within its limit (evicted). */
+  const room = (at: number): boolean => {
     if (size < maxBuckets) return true;
     dropExpired(at);
     if (size < maxBuckets) return true;
@@ -79,7 +79,7 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
       }
     }
     if (oldest === undefined) return false;
-    if (evict) drop(oldest[0], oldest[1]);
+    drop(oldest[0], oldest[1]);
     return true;
   };
   /** Seconds until the first bucket expires: when a full store has room again. */
@@ -91,14 +91,11 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
     }
     return Math.max(1, Math.ceil((first - at) / 1000));
   };
-  const outcome = (entry: Bucket | undefined, policy: RateLimitWindow, at: number, counted: boolean) => {
-    const hits = entry?.hits ?? 0;
-    return {
-      allowed: counted ? hits <= policy.limit : hits < policy.limit,
-      remaining: Math.max(0, policy.limit - hits),
-      resetSeconds: entry === undefined ? policy.windowSeconds : Math.ceil((entry.resetAt - at) / 1000),
-    };
-  };
+  const outcome = (entry: Bucket, policy: RateLimitWindow, at: number) => ({
+    allowed: entry.hits <= policy.limit,
+    remaining: Math.max(0, policy.limit - entry.hits),
+    resetSeconds: Math.ceil((entry.resetAt - at) / 1000),
+  });
   /** The bucket's entry in its current window; undefined (and dropped) once its window has ended. */
   const current = (same: SameWindow, bucket: string, at: number) => {
     const entry = same.all.get(bucket);
@@ -113,7 +110,7 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
       const same = windowOf(policy);
       let entry = current(same, bucket, at);
       if (entry === undefined) {
-        if (!room(at, true)) return { allowed: false, remaining: 0, resetSeconds: untilRoom(at) };
+        if (!room(at)) return { allowed: false, remaining: 0, resetSeconds: untilRoom(at) };
         entry = { hits: 0, resetAt: at + policy.windowSeconds * 1000 };
         same.all.set(bucket, entry);
         same.open.set(bucket, entry);
@@ -122,13 +119,12 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
       entry.hits++;
       // Spent: kept until its window ends, never given up to make room.
       if (entry.hits >= policy.limit) same.open.delete(bucket);
-      return outcome(entry, policy, at, true);
+      return outcome(entry, policy, at);
     },
-    async peek(bucket: string, policy: RateLimitWindow): Promise<RateLimitOutcome> {
-      const at = now();
-      const entry = current(windowOf(policy), bucket, at);
-      if (entry === undefined && !room(at, false)) return { allowed: false, remaining: 0, resetSeconds: untilRoom(at) };
-      return outcome(entry, policy, at, false);
+    async refund(bucket: string, policy: RateLimitWindow): Promise<void> {
+      // A spent bucket given one back stays out of `open`: kept, not given up for room, until it expires.
+      const entry = current(windowOf(policy), bucket, now());
+      if (entry !== undefined && entry.hits > 0) entry.hits--;
     },
   };
 }
