@@ -69,6 +69,7 @@ export {
   type RateLimitStore,
   type RateLimitWindow,
   rateLimit,
+  type TrustProxy,
 } from "./core/ops/rate-limit";
 export {
   type MemoryRateLimitOptions,

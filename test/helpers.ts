@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -16,6 +16,15 @@ export interface TestApp {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Hands a Request to the app as a server would, with the server's environment. */
   serveWith(request: Request, env: unknown): Promise<Response | undefined> | Response;
+  /**
+   * Over HTTP only: the request sent from another loopback address of this machine (`127.0.0.2`), as a
+   * second client at its own address would send it.
+   */
+  requestFrom?(
+    localAddress: string,
+    path: string,
+    init?: { method?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
 }
 
 export interface AdapterHarness {
@@ -98,6 +107,8 @@ function overHttp(harness: AdapterHarness): AdapterHarness {
       return {
         ...inProcess,
         request: async (path, init) => fetch(`${(await serveApp()).origin}${path}`, init),
+        requestFrom: async (localAddress, path, init) =>
+          requestFrom(localAddress, `${(await serveApp()).origin}${path}`, init),
       };
     },
   };
@@ -108,6 +119,33 @@ export const httpHarnesses = [overHttp(honoHarness), overHttp(ittyHarness)];
 /** Stops every server the HTTP harnesses started. */
 export async function closeHttpHarnesses(): Promise<void> {
   for (const server of started.splice(0)) await (await server).close();
+}
+
+/**
+ * A bodiless request sent with node:http from `localAddress` (any of 127.0.0.0/8 on Linux), which fetch
+ * cannot choose: the server sees a client at that address. Runs on Node, Bun and Deno.
+ */
+export function requestFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const sent = http.request(url, { method: init.method ?? "GET", headers: init.headers, localAddress }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+      answer.on("error", reject);
+      answer.on("end", () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? ""]) headers.append(name, one);
+        }
+        resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode, headers }));
+      });
+    });
+    sent.on("error", reject);
+    sent.end();
+  });
 }
 
 /** JSON request init for a body. */

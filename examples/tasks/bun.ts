@@ -25,7 +25,8 @@ const { app } = createApp({ docsAssets: nodeDocsAssets() });
 const server = Bun.serve({
   hostname: host,
   port: Number(process.env.PORT ?? 8787),
-  fetch: (request) => app.fetch(request, env),
+  // The server goes with the bindings: the client's address is its requestIP(request).
+  fetch: (request, server) => app.fetch(request, { ...env, server }),
 });
 const base = `http://${host}:${server.port}`;
 console.log(`Tasks API on ${base}  (Bun ${process.versions.bun}, ${describeDatabase(database)})`);

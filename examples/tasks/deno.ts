@@ -11,7 +11,7 @@ declare const Deno: {
   version: { deno: string };
   serve(
     options: { hostname: string; port: number; onListen(address: { port: number }): void },
-    handler: (request: Request, info: unknown) => Response | Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: unknown }) => Response | Promise<Response>,
   ): { shutdown(): Promise<void> };
 };
 
@@ -34,7 +34,8 @@ const server = Deno.serve(
       console.log(`  Docs pages  ${base}/docs  ${base}/redocs  ${base}/scalar`);
     },
   },
-  (request) => app.fetch(request, env),
+  // The connection's remoteAddr goes with the bindings: it is the client's address.
+  (request, { remoteAddr }) => app.fetch(request, { ...env, remoteAddr }),
 );
 
 // Finishes the requests in flight, then closes the database (SQLite checkpoints its WAL).

@@ -28,8 +28,12 @@ import {
 import { z } from "zod";
 import { Attachment, NewProject, NewTask, projectModel, taskModel } from "./models";
 
-/** The environment: DB is a D1 binding on Workers, elsewhere a driver over the runtime's SQLite or pg (see database.ts). */
-export type Env = { DB: unknown; API_KEY: string };
+/**
+ * The environment: DB is a D1 binding on Workers, elsewhere a driver over the runtime's SQLite or pg (see
+ * database.ts). Off Workers, each server also hands on what its runtime says of the connection (Node's
+ * `incoming`, Bun's `server`, Deno's `remoteAddr`): where the writes' rate limit reads the client's address.
+ */
+export type Env = { DB: unknown; API_KEY: string; incoming?: unknown; server?: unknown; remoteAddr?: unknown };
 type AppContext = Context<{ Bindings: Env }>;
 
 // Every auto endpoint reads the database from the environment binding named DB.

@@ -58,8 +58,12 @@ function serveRequests(database: DatabaseConfig, onListening: (port: number) => 
   const { app } = createApp({ docsAssets: nodeDocsAssets() });
 
   // lingeringClose: a client refused while still sending its body reads the answer, not a reset connection.
+  // The Node request (`incoming`) goes with the bindings: the client's address is its socket's.
   const server = lingeringClose(
-    serve({ fetch: (request) => app.fetch(request, env), hostname: host, port }, (info) => onListening(info.port)),
+    serve(
+      { fetch: (request, { incoming }) => app.fetch(request, { ...env, incoming }), hostname: host, port },
+      (info) => onListening(info.port),
+    ),
   );
 
   let stopping = false;

@@ -1,4 +1,5 @@
 import { concatBytes, isLength, readBodyBytes } from "../core/request/body";
+import { runtimeAddress } from "./runtime-address";
 
 /** The part of Node's `http.IncomingMessage` specroute reads (duck-typed: no Node import in a Workers bundle). */
 export interface NodeIncomingMessage {
@@ -93,6 +94,11 @@ export abstract class NodeBackedIncoming {
     // The Headers read once: on Workers each `request.headers` is a call into the runtime.
     this.headers ??= this.request.headers;
     return this.headers.get(name);
+  }
+
+  /** The client's address as the runtime gives it (see `runtimeAddress`). */
+  clientAddress(): string | undefined {
+    return runtimeAddress(this.bindings(), this.request, this);
   }
 
   /** The body's bytes (see `IncomingRequest.readBytes`), from the Node request when it can give them. */

@@ -1,12 +1,15 @@
-import type { RateLimitContext, RateLimitOutcome, RateLimitStore, RateLimitWindow } from "../core/ops/rate-limit";
+import {
+  boundedBucket,
+  type RateLimitContext,
+  type RateLimitOutcome,
+  type RateLimitStore,
+  type RateLimitWindow,
+} from "../core/ops/rate-limit";
 import type { Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
 /** The table every SQL rate limit store counts in. */
 export const RATE_LIMITS_TABLE = "specroute_rate_limits";
-
-/** Longest bucket kept as it is; a longer one is stored as its SHA-256 (a MySQL key is at most 255 characters). */
-const MAX_BUCKET = 200;
 
 type Family = "sqlite" | "postgres" | "mysql";
 
@@ -42,8 +45,9 @@ export interface SqlRateLimitStore extends RateLimitStore {
 /**
  * Counts in one table of the app's database, in fixed windows, with one atomic upsert per request: shared
  * by every process using the database (PostgreSQL, MySQL/MariaDB, SQLite, D1). On MySQL/MariaDB, which
- * cannot return the counted row, the upsert and a read run in one transaction. On Workers, pass a
- * function of the request's context that makes the driver from its `env`.
+ * cannot return the counted row, the upsert and a read run in one transaction. `refund` is one UPDATE by
+ * the primary key. A bucket over 200 characters is stored as its SHA-256 (a MySQL key is at most 255).
+ * On Workers, pass a function of the request's context that makes the driver from its `env`.
  *
  * @example
  * const limit = rateLimit({ limit: 100, windowSeconds: 60, store: sqlRateLimitStore(pgDriver(pool)) });
@@ -63,16 +67,20 @@ export function sqlRateLimitStore(
     return created;
   };
   const fixed = typeof database === "function" ? undefined : database;
+  const driverFor = (ctx: RateLimitContext) => fixed ?? (database as (ctx: RateLimitContext) => SqlDriver)(ctx);
+  const windowOf = (policy: RateLimitWindow, at: number) => {
+    const windowMs = policy.windowSeconds * 1000;
+    return { windowMs, windowStart: Math.floor(at / windowMs) * windowMs };
+  };
   return {
     async hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome> {
-      const driver = fixed ?? (database as (ctx: RateLimitContext) => SqlDriver)(ctx);
+      const driver = driverFor(ctx);
       await ready(driver);
       const family = familyOf(driver.dialect);
       const upsert = upsertStatement(driver.dialect, family);
       const at = now();
-      const windowMs = policy.windowSeconds * 1000;
-      const windowStart = Math.floor(at / windowMs) * windowMs;
-      const params = [await storedBucket(bucket), windowStart];
+      const { windowMs, windowStart } = windowOf(policy, at);
+      const params = [await boundedBucket(bucket), windowStart];
       const row = family === "mysql" ? await mysqlHit(driver, upsert, params) : (await driver.query(upsert, params))[0];
       const hits = Number(row?.hits);
       const resetAt = Number(row?.window_start) + windowMs;
@@ -81,6 +89,16 @@ export function sqlRateLimitStore(
         remaining: Math.max(0, policy.limit - hits),
         resetSeconds: Math.max(0, Math.ceil((resetAt - at) / 1000)),
       };
+    },
+    async refund(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<void> {
+      const driver = driverFor(ctx);
+      await ready(driver);
+      const q = driver.dialect.quote;
+      const p = driver.dialect.placeholder;
+      const [hits, start] = [q("hits"), q("window_start")];
+      // Only in the current window (a later one, from a slower clock elsewhere, too), never below 0.
+      const sql = `UPDATE ${q(RATE_LIMITS_TABLE)} SET ${hits} = ${hits} - 1 WHERE ${q("bucket")} = ${p(1)} AND ${start} >= ${p(2)} AND ${hits} > 0`;
+      await driver.execute(sql, [await boundedBucket(bucket), windowOf(policy, now()).windowStart]);
     },
     async prune(seconds: number): Promise<number> {
       if (!fixed) throw new Error("prune() needs the store made with a driver, not a function of the request");
@@ -106,21 +124,19 @@ function upsertStatement(dialect: Dialect, family: Family): string {
   return `${insert} ON CONFLICT (${bucket}) DO UPDATE SET ${hits} = CASE WHEN ${table}.${start} >= excluded.${start} THEN ${table}.${hits} + 1 ELSE 1 END, ${start} = CASE WHEN ${table}.${start} >= excluded.${start} THEN ${table}.${start} ELSE excluded.${start} END RETURNING ${hits} AS hits, ${start} AS window_start`;
 }
 
+/** One bucket's count and window, by its primary key. */
+function selectStatement(dialect: Dialect): string {
+  const q = dialect.quote;
+  return `SELECT ${q("hits")} AS hits, ${q("window_start")} AS window_start FROM ${q(RATE_LIMITS_TABLE)} WHERE ${q("bucket")} = ${dialect.placeholder(1)}`;
+}
+
 async function mysqlHit(driver: SqlDriver, upsert: string, params: unknown[]): Promise<Record<string, unknown>> {
-  const q = driver.dialect.quote;
-  const select = `SELECT ${q("hits")} AS hits, ${q("window_start")} AS window_start FROM ${q(RATE_LIMITS_TABLE)} WHERE ${q("bucket")} = ${driver.dialect.placeholder(1)}`;
+  const select = selectStatement(driver.dialect);
   const run = async (db: SqlDriver) => {
     await db.execute(upsert, params);
     return (await db.query(select, [params[0]]))[0] ?? {};
   };
   return driver.transaction ? driver.transaction(run) : run(driver);
-}
-
-/** The bucket as stored: as it is when short, else its SHA-256 in hex. */
-async function storedBucket(bucket: string): Promise<string> {
-  if (bucket.length <= MAX_BUCKET) return bucket;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bucket));
-  return `sha256:${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** Runs `CREATE TABLE IF NOT EXISTS`, once more when it fails: processes racing to create it (PostgreSQL) see it the second time. */

@@ -2,9 +2,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
+  basicAuth,
   contentJson,
   memoryRateLimitStore,
   OpenAPIRoute,
+  type RateLimitContext,
   type RateLimitPolicy,
   type RateLimitStore,
   rateLimit,
@@ -147,7 +149,7 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
       verify: (key) => (key.startsWith("k") ? { id: key } : null),
     });
     const policy = rateLimit({
-      limit: 1,
+      limit: 2,
       windowSeconds: 60,
       key: ({ principal }) => (principal as { id: string }).id,
       store: memoryRateLimitStore(),
@@ -155,7 +157,9 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     const app = harness.make({ auth, rateLimit: policy });
     app.router.get("/me", Ping);
     const as = (key?: string) => app.request("/me", { headers: key ? { "x-api-key": key } : {} });
+    // The refused request counts against the address (one of its 2 failures), not against any key.
     expect((await as()).status).toBe(401);
+    expect((await as("k1")).status).toBe(200);
     expect((await as("k1")).status).toBe(200);
     expect((await as("k1")).status).toBe(429);
     expect((await as("k2")).status).toBe(200);
@@ -200,18 +204,35 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(() => app.router.compile()).toThrow(/GET \/vague \(Vague\): rateLimit: true names no policy/);
   });
 
-  it("keeps at most maxBuckets buckets in memory: a bucket dropped for room starts again", async () => {
-    const store = memoryRateLimitStore({ maxBuckets: 2 });
+  it("keeps at most maxBuckets buckets in memory: a full store of blocked buckets refuses a new key", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ maxBuckets: 2, now: () => clock });
     const app = harness.make({
       rateLimit: rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store }),
     });
     app.router.get("/ping", Ping);
     expect((await send(app, "/ping", "one")).status).toBe(200);
-    expect((await send(app, "/ping", "one")).status).toBe(429);
     expect((await send(app, "/ping", "two")).status).toBe(200);
+    // Both buckets are spent: neither is dropped to make room, so a new key waits for one to expire.
+    expect((await send(app, "/ping", "three")).status).toBe(429);
+    expect((await send(app, "/ping", "one")).status).toBe(429);
+    clock += 60_000;
     expect((await send(app, "/ping", "three")).status).toBe(200);
-    // "one", the oldest, made room for "three".
-    expect((await send(app, "/ping", "one")).status).toBe(200);
+  });
+
+  it("a full memory store drops expired buckets before live ones", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ maxBuckets: 2, now: () => clock });
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 5, windowSeconds: 60, key: byHeader("x-client"), store }),
+    });
+    app.router.get("/ping", Ping);
+    await send(app, "/ping", "old");
+    clock += 60_000;
+    expect((await send(app, "/ping", "live")).headers.get("ratelimit")).toMatch(/r=4;/);
+    expect((await send(app, "/ping", "new")).status).toBe(200);
+    // "old" had expired and went first: "live" kept its count.
+    expect((await send(app, "/ping", "live")).headers.get("ratelimit")).toMatch(/r=3;/);
   });
 
   it("documents the 429 and the headers on every limited route, and the document validates", async () => {
@@ -229,6 +250,209 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(doc.paths["/notes"].post.responses["429"].description).toContain('"default"');
     expect(doc.paths["/free"].get.responses["429"]).toBeUndefined();
   });
+});
+
+/** A Basic-auth route whose verify counts its calls: only "ada" with "right" gets in. */
+function passwordRoute(policy: RateLimitPolicy) {
+  const calls = { verify: 0 };
+  const auth = basicAuth({
+    // As a real check would, it waits (a hash, a database): concurrent attempts are in verify together.
+    verify: async ({ username, password }) => {
+      calls.verify++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return password === "right" ? { id: username } : null;
+    },
+  });
+  class Login extends Ping {
+    schema = { responses: pong, auth, rateLimit: policy };
+  }
+  return { Login, calls };
+}
+
+const basic = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+});
+
+/** A memory store that also records each bucket it counts in. */
+function recordingStore(): RateLimitStore & { buckets: string[] } {
+  const inner = memoryRateLimitStore();
+  const buckets: string[] = [];
+  return {
+    buckets,
+    hit: (bucket, policy, ctx) => {
+      buckets.push(bucket);
+      return inner.hit(bucket, policy, ctx);
+    },
+    refund: (bucket, policy, ctx) => inner.refund!(bucket, policy, ctx),
+  };
+}
+
+describe.each(httpHarnesses)("rate limits and authentication over HTTP on $name", (harness) => {
+  it("counts wrong passwords against the address: past the limit a 429, and verify is not run", async () => {
+    const { Login, calls } = passwordRoute(rateLimit({ limit: 5, windowSeconds: 60, store: memoryRateLimitStore() }));
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const statuses = [];
+    for (let i = 0; i < 20; i++)
+      statuses.push((await app.request("/login", { headers: basic("ada", `guess-${i}`) })).status);
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    expect(calls.verify).toBe(5);
+    // The right password from that address is not even tried.
+    const right = await app.request("/login", { headers: basic("ada", "right") });
+    expect(right.status).toBe(429);
+    expect(right.headers.get("retry-after")).not.toBeNull();
+    expect(calls.verify).toBe(5);
+  });
+
+  it("keyed by principal: failures count against the address, and lock out no valid user at another", async () => {
+    const store = recordingStore();
+    const policy = rateLimit({
+      limit: 3,
+      windowSeconds: 60,
+      key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+      store,
+    });
+    const { Login, calls } = passwordRoute(policy);
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const attacker = (password: string) => app.requestFrom!("127.0.0.2", "/login", { headers: basic("ada", password) });
+    const user = (name = "ada") => app.requestFrom!("127.0.0.1", "/login", { headers: basic(name, "right") });
+    expect([(await attacker("a")).status, (await attacker("b")).status, (await attacker("c")).status]).toEqual([
+      401, 401, 401,
+    ]);
+    expect((await attacker("right")).status).toBe(429);
+    expect(calls.verify).toBe(3);
+    // Ada at her own address gets in, counted against her principal, not the attacker's address; each
+    // accepted attempt gives back what it counted against its address, so more users there than the limit get in.
+    expect((await user()).status).toBe(200);
+    for (const name of ["bob", "carol", "dave"]) expect((await user(name)).status).toBe(200);
+    expect(store.buckets.slice(0, 6)).toEqual([
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.2",
+      "default:127.0.0.1",
+      "default:ada",
+    ]);
+  });
+
+  it("keyed by principal: 20 wrong passwords sent at once reach verify no more than the limit allows", async () => {
+    const policy = rateLimit({
+      limit: 5,
+      windowSeconds: 60,
+      key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+      store: memoryRateLimitStore(),
+    });
+    const { Login, calls } = passwordRoute(policy);
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => app.request("/login", { headers: basic("ada", `guess-${i}`) })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    expect(calls.verify).toBe(5);
+  });
+});
+
+describe.each(httpHarnesses)("where the client's address comes from behind a proxy, on $name", (harness) => {
+  it("trustProxy.header: the address that header holds, IPv6 grouped by /64; CF-Connecting-IP ignored", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
+    );
+    const from = (ip: string) => app.request("/ping", { headers: { "x-real-ip": ip, "cf-connecting-ip": "10.9.9.9" } });
+    expect((await from("203.0.113.7")).status).toBe(200);
+    expect((await from("203.0.113.7")).status).toBe(200);
+    expect((await from("203.0.113.7")).status).toBe(429);
+    expect((await from("203.0.113.8")).status).toBe(200);
+    expect((await from("2001:DB8:1:2::1")).status).toBe(200);
+    expect((await from("2001:db8:1:2:ffff:0:0:9")).status).toBe(200);
+    expect((await from("2001:db8:1:2:abcd::")).status).toBe(429);
+    expect((await from("2001:db8:1:3::1")).status).toBe(200);
+    expect(new Set(store.buckets)).toEqual(
+      new Set(["default:203.0.113.7", "default:203.0.113.8", "default:2001:db8:1:2::/64", "default:2001:db8:1:3::/64"]),
+    );
+  });
+
+  it("trustProxy.header holding no address: counted by the connection's address, never by the value", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
+    );
+    const statuses = [];
+    for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
+      statuses.push(
+        (await app.request("/ping", { headers: value === undefined ? {} : { "x-real-ip": value } })).status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+    expect(new Set(store.buckets)).toEqual(new Set(["default:127.0.0.1"]));
+  });
+
+  it("trustProxy.forwardedFor: the entry the nearest trusted proxy appended; what the client sent before it is ignored", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const policy = rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: { forwardedFor: 2 } });
+    app.router.get("/ping", limitedRoute(policy));
+    const via = (xff: string) => app.request("/ping", { headers: { "x-forwarded-for": xff } });
+    expect((await via("198.51.100.1, 203.0.113.5, 10.0.0.2")).status).toBe(200);
+    expect((await via("198.51.100.2,203.0.113.5 , 10.0.0.3")).status).toBe(429);
+    expect((await via("203.0.113.6, 10.0.0.2")).status).toBe(200);
+    // Fewer entries than trusted proxies: the request did not come through them; the connection's address counts.
+    expect((await via("10.0.0.2")).status).toBe(200);
+    expect(store.buckets).toEqual([
+      "default:203.0.113.5",
+      "default:203.0.113.5",
+      "default:203.0.113.6",
+      "default:127.0.0.1",
+    ]);
+  });
+
+  it("refuses a trustProxy that names neither a header nor a count of proxies", () => {
+    const store = memoryRateLimitStore();
+    const bad = [
+      {},
+      { header: "" },
+      { header: "x real ip" },
+      { forwardedFor: 0 },
+      { forwardedFor: 1.5 },
+      { header: "x-real-ip", forwardedFor: 1 },
+    ];
+    for (const trustProxy of bad) {
+      expect(() => rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: trustProxy as never })).toThrow(
+        /trustProxy/,
+      );
+    }
+  });
+});
+
+describe("the memory rate limit store under a flood of new keys", () => {
+  const harness = httpHarnesses[0]!;
+  it("keeps a blocked client blocked through 10,000+ junk keys, and keeps answering them", async () => {
+    const app = harness.make({
+      rateLimit: rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() }),
+    });
+    app.router.get("/ping", Ping);
+    const victim = () => send(app, "/ping", "victim");
+    expect([(await victim()).status, (await victim()).status, (await victim()).status]).toEqual([200, 200, 429]);
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const flooder = async () => {
+      while (next < 10_050) {
+        const status = (await send(app, "/ping", `junk-${next++}`)).status;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, flooder));
+    // Each junk key had a bucket (or took the place of an older junk one): all were answered within their quota.
+    expect(statuses).toEqual(new Map([[200, 10_050]]));
+    expect((await victim()).status).toBe(429);
+  }, 120_000);
 });
 
 // A store shared by processes: two apps (as two processes would) over one database count in one bucket.
@@ -257,6 +481,38 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
           .map((r) => r.headers.get("ratelimit")!.match(/r=(\d+)/)![1]);
         expect(new Set(remaining).size).toBe(7);
         expect((await send(apps[0]!, "/ping", "other")).status).toBe(200);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it.skipIf(engine.skip)(
+    "counts failed authentication against the address: verify is not run past the limit, accepted attempts given back",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        const policy = rateLimit({
+          limit: 2,
+          windowSeconds: 3600,
+          key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+          store: sqlRateLimitStore(driver),
+        });
+        const { Login, calls } = passwordRoute(policy);
+        const app = httpHarnesses[0]!.make();
+        app.router.get("/login", Login);
+        const from = (address: string, password: string) =>
+          app.requestFrom!(address, "/login", { headers: basic("ada", password) });
+        const statuses = [];
+        for (const password of ["a", "b", "c", "right"]) statuses.push((await from("127.0.0.2", password)).status);
+        expect(statuses).toEqual([401, 401, 429, 429]);
+        expect(calls.verify).toBe(2);
+        expect((await from("127.0.0.1", "right")).status).toBe(200);
+        // Accepted attempts are refunded: three users at one address, past its limit of 2, all get in.
+        for (const name of ["bob", "carol"]) {
+          const answer = await app.requestFrom!("127.0.0.1", "/login", { headers: basic(name, "right") });
+          expect(answer.status).toBe(200);
+        }
       } finally {
         await close();
       }

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { Router } from "itty-router";
 import {
+  basicAuth,
   D1CreateEndpoint,
   d1Driver,
   fromHono,
@@ -42,6 +43,31 @@ const viaD1 = rateLimit({
   store: sqlRateLimitStore(({ env }) => d1Driver(env.DB)),
 });
 
+// The default key: the client's address, which on Workers is CF-Connecting-IP (the request carries `cf`).
+const byAddress = rateLimit({
+  name: "address",
+  limit: 2,
+  windowSeconds: 60,
+  store: sqlRateLimitStore(({ env }) => d1Driver(env.DB)),
+});
+
+// Keyed by the user, counted by the binding, which has no refund: each attempt stays counted against the address.
+const login = rateLimit({
+  name: "login",
+  limit: 2,
+  windowSeconds: 60,
+  key: ({ principal }) => (principal as { user: string }).user,
+  store: workersRateLimitStore("LIMITER"),
+});
+const auth = basicAuth({ verify: ({ username, password }) => (password === "right" ? { user: username } : null) });
+
+class PingAddress extends Ping {
+  schema = { responses, rateLimit: byAddress };
+}
+class Login extends Ping {
+  schema = { responses, auth, rateLimit: login };
+}
+
 class PingBinding extends Ping {
   schema = { responses, rateLimit: viaBinding };
 }
@@ -61,12 +87,16 @@ const hono = new Hono();
 const honoApi = fromHono(hono, { base: "/hono" });
 honoApi.get("/binding", PingBinding);
 honoApi.get("/d1", PingD1);
+honoApi.get("/address", PingAddress);
+honoApi.get("/login", Login);
 honoApi.post("/notes", CreateNote);
 
 const itty = Router({ base: "/itty" });
 const ittyApi = fromIttyRouter(itty, { base: "/itty" });
 ittyApi.get("/binding", PingBinding);
 ittyApi.get("/d1", PingD1);
+ittyApi.get("/address", PingAddress);
+ittyApi.get("/login", Login);
 ittyApi.post("/notes", CreateNote);
 
 export default {

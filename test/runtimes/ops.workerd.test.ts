@@ -43,6 +43,38 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
       expect(row).toEqual({ hits: 3 });
     });
 
+    it(`${router}: the default key is CF-Connecting-IP, which Cloudflare sets: one bucket per address, IPv6 by /64`, async () => {
+      const from = (ip: string) => worker.fetch(`/${router}/address`, { headers: { "cf-connecting-ip": ip } });
+      const v4 = router === "hono" ? "203.0.113.1" : "203.0.113.2";
+      const v6 = router === "hono" ? "2001:db8:a:1" : "2001:db8:a:2";
+      const statuses = [];
+      for (const ip of [v4, v4, v4, `${v6}::1`, `${v6}:ffff::2`, `${v6}::3`, "198.51.100.7"]) {
+        statuses.push((await from(ip)).status);
+      }
+      expect(statuses).toEqual([200, 200, 429, 200, 200, 429, 200]);
+      const db = await worker.mf.getD1Database("DB");
+      const rows = await db
+        .prepare("SELECT bucket, hits FROM specroute_rate_limits WHERE bucket IN (?, ?) ORDER BY bucket")
+        .bind(`address:${v4}`, `address:${v6}::/64`)
+        .all();
+      expect(rows.results).toEqual([
+        { bucket: `address:${v6}::/64`, hits: 3 },
+        { bucket: `address:${v4}`, hits: 3 },
+      ]);
+    });
+
+    it(`${router}: wrong passwords count against the address, with the binding too; a user elsewhere gets in`, async () => {
+      const attacker = router === "hono" ? "203.0.113.20" : "203.0.113.21";
+      const as = (ip: string, password: string) =>
+        worker.fetch(`/${router}/login`, {
+          headers: { "cf-connecting-ip": ip, authorization: `Basic ${btoa(`ada:${password}`)}` },
+        });
+      const statuses = [];
+      for (const password of ["a", "b", "right"]) statuses.push((await as(attacker, password)).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      expect((await as(router === "hono" ? "198.51.100.20" : "198.51.100.21", "right")).status).toBe(200);
+    });
+
     it(`${router}: an idempotency key on D1 runs a create once; a retry replays it, another body is a 422`, async () => {
       const key = `${router}-order-1`;
       const create = (title: string) =>

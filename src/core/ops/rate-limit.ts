@@ -1,12 +1,20 @@
 import { TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
+import type { IncomingRequest } from "../request/incoming";
+import { addressKey, forwardedFor } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
-/** What a rate limit's key function sees of one request: it runs after authentication. */
+/** What a rate limit's key function and its store see of one request. */
 export interface RateLimitContext {
   request: Request;
   /** What the route's authentication verified; undefined on a route without `auth`. */
   principal: unknown;
+  /**
+   * The client's address as the policy reads it (the runtime's, or the one a trusted proxy's header holds),
+   * parsed: an IPv4 address, or an IPv6 address's /64 network (`2001:db8:1:2::/64`); undefined where the
+   * runtime gives none. Read when first asked for.
+   */
+  readonly address: string | undefined;
   /** The router's environment bindings (a Worker's `env`; `@hono/node-server`'s `{ incoming }`). */
   env: any;
   /** The router's handler arguments. */
@@ -33,6 +41,13 @@ export interface RateLimitOutcome {
 export interface RateLimitStore {
   /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
+  /**
+   * Gives back one request `hit` counted in `bucket`'s current window (never below 0). On a route with
+   * authentication keyed by something else than the address, each attempt is counted against the address
+   * before `verify` runs, and one that authentication accepts is given back, so only failures stay.
+   * Optional: without it, accepted attempts stay counted against the address too.
+   */
+  refund?(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<void>;
 }
 
 /** How many requests a window of how many seconds allows. */
@@ -41,26 +56,42 @@ export interface RateLimitWindow {
   readonly windowSeconds: number;
 }
 
+/**
+ * Where the client's address is read behind a proxy of the app's own, which must replace whatever a client
+ * sent in that header: the header the proxy sets to the address it saw (`{ header: "x-real-ip" }`), or how
+ * many proxies append to `X-Forwarded-For` (`{ forwardedFor: 1 }`: its last entry, the nearest proxy's).
+ * Where the header holds no address, the connection's address counts.
+ */
+export type TrustProxy = { header: string; forwardedFor?: undefined } | { forwardedFor: number; header?: undefined };
+
 /** A declared rate limit: `rateLimit({...})`, on a route's `schema.rateLimit` or a router's `rateLimit` option. */
 export interface RateLimitPolicy extends RateLimitWindow {
   /** The policy's name in `RateLimit-Policy`, and its buckets' prefix: routes sharing a policy share its buckets. */
   readonly name: string;
-  /** The request's key (client IP, API key, principal); `undefined` leaves the request uncounted. */
+  /** The request's key (client address, API key, principal); `undefined` leaves the request uncounted. */
   readonly key: (ctx: RateLimitContext) => string | undefined;
   readonly store: RateLimitStore;
   /** `"default";q=100;w=60`, written once. */
   readonly policyHeader: string;
   /**
-   * Counts the request: the state to write on its answer, or undefined when its key exempts it; a refused
-   * request throws a 429 carrying `Retry-After` and the headers.
+   * Counts the request, authenticating it with `authenticate` (on a route with authentication) in the
+   * order docs/operations.md states: its principal and the state to write on its answer (none when its key
+   * exempts it). A refused request rejects: a 429 carrying `Retry-After` and the headers, or
+   * authentication's own refusal.
    */
-  count(ctx: RateLimitContext): Promise<RateLimitState | undefined>;
-  /** `response` with the RateLimit headers of what `count` answered; a copy when its headers cannot be changed. */
+  admit(incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>): Promise<Admitted>;
+  /** `response` with the RateLimit headers of what `admit` answered; a copy when its headers cannot be changed. */
   withHeaders(response: Response, state: RateLimitState | undefined): Response;
   /** A limited route's documented responses: each with the RateLimit headers, and the 429 added. */
   documentResponses<R extends DocumentedResponse>(
     responses: DocumentedResponses<R> | undefined,
   ): DocumentedResponses<R>;
+}
+
+/** What `admit` answers for a request it let through. */
+export interface Admitted {
+  principal: unknown;
+  state: RateLimitState | undefined;
 }
 
 /** Options of {@link rateLimit}. */
@@ -71,15 +102,19 @@ export interface RateLimitOptions {
   limit: number;
   /** The window in seconds. */
   windowSeconds: number;
-  /** The request's key; default: the client's IP address ({@link clientIp}). */
+  /** The request's key; default: the client's address ({@link clientIp}). */
   key?: (ctx: RateLimitContext) => string | undefined;
   store: RateLimitStore;
+  /** Read the client's address from a proxy of the app's own; default: from the runtime only. */
+  trustProxy?: TrustProxy;
 }
 
 /**
  * A rate limit to declare on a route (`schema.rateLimit`) or a router (`rateLimit` option): the closest
- * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit`; the
- * 429 and the `RateLimit`/`RateLimit-Policy` headers are in the route's document.
+ * declaration wins, `rateLimit: false` opts a route out. A limited request costs one `store.hit` (on a
+ * route with `auth` keyed by something else than the address, one more against the address before
+ * `verify`, and a `store.refund` once it succeeds); the 429 and the `RateLimit`/`RateLimit-Policy`
+ * headers are in the route's document.
  *
  * @example
  * const perKey = rateLimit({ limit: 100, windowSeconds: 60, key: ({ request }) => request.headers.get("x-api-key") ?? "anonymous", store: memoryRateLimitStore() });
@@ -92,6 +127,8 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     if (!Number.isInteger(value) || value < 1) throw new Error(`rateLimit ${field} must be a positive integer`);
   }
   if (typeof options.store?.hit !== "function") throw new Error("rateLimit store must have a hit() method");
+  const readAddress = addressReader(name, checkedTrustProxy(options.trustProxy));
+  const keyedByAddress = options.key === undefined || options.key === clientIp;
   // The policy carries what limiting does (the pipeline and the document call it), so an app that
   // declares no rate limit bundles none of it.
   const policy: RateLimitPolicy = Object.freeze({
@@ -101,7 +138,8 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     key: options.key ?? clientIp,
     store: options.store,
     policyHeader: `"${name}";q=${options.limit};w=${options.windowSeconds}`,
-    count: (ctx: RateLimitContext) => countRequest(policy, ctx),
+    admit: (incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>) =>
+      admit(policy, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
     withHeaders: withRateLimitHeaders,
     documentResponses: <R extends DocumentedResponse>(responses: DocumentedResponses<R> | undefined) =>
       withRateLimitResponses(responses, policy),
@@ -110,14 +148,12 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
 }
 
 /**
- * The client's IP address: Cloudflare's `CF-Connecting-IP`, else the socket's peer under
- * `@hono/node-server`. Behind another proxy, key by the header that proxy sets instead.
+ * The client's address, the default key: as the runtime gives it (the socket's peer on Node, Bun's
+ * `requestIP`, Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), or as the policy's `trustProxy`
+ * reads it; IPv6 by /64. Undefined, leaving the request uncounted, where none is known.
  */
-export function clientIp({ request, env }: RateLimitContext): string {
-  const cf = request.headers.get("cf-connecting-ip");
-  if (cf) return cf;
-  const address = env?.incoming?.socket?.remoteAddress;
-  return typeof address === "string" ? address : "unknown";
+export function clientIp(ctx: RateLimitContext): string | undefined {
+  return ctx.address;
 }
 
 /** One request's counted outcome, to write its headers. */
@@ -126,19 +162,152 @@ export interface RateLimitState {
   readonly outcome: RateLimitOutcome;
 }
 
-/** Counts the request against `policy` (its `count`). */
-async function countRequest(policy: RateLimitPolicy, ctx: RateLimitContext): Promise<RateLimitState | undefined> {
-  const key = policy.key(ctx);
+/** One request as a policy counts it: its address is read (and parsed) when first asked for. */
+class LimitedRequest implements RateLimitContext {
+  readonly request: Request;
+  readonly args: unknown[];
+  principal: unknown = undefined;
+  readonly #read: (incoming: IncomingRequest) => string | undefined;
+  readonly #incoming: IncomingRequest;
+  #address: string | undefined | null = null;
+
+  constructor(
+    read: (incoming: IncomingRequest) => string | undefined,
+    incoming: IncomingRequest,
+    readonly env: any,
+  ) {
+    this.#read = read;
+    this.#incoming = incoming;
+    this.request = incoming.request;
+    this.args = incoming.args;
+  }
+
+  get address(): string | undefined {
+    if (this.#address === null) this.#address = this.#read(this.#incoming);
+    return this.#address;
+  }
+}
+
+/**
+ * The order a limited request is taken in. Without authentication: counted by its key. With it, keyed by
+ * the address: counted before `verify` runs, so every attempt counts, whatever it proves. With it, keyed
+ * otherwise (a principal): counted against the address before `verify` (one atomic `hit`, so attempts
+ * sent at once cannot all pass a check made before any of them failed), given back (`refund`) once
+ * authentication accepts it, then counted by its key: only failures stay against the address.
+ */
+async function admit(
+  policy: RateLimitPolicy,
+  ctx: LimitedRequest,
+  keyedByAddress: boolean,
+  authenticate: (() => Promise<unknown>) | undefined,
+): Promise<Admitted> {
+  if (authenticate === undefined) return { principal: undefined, state: await countIn(policy, policy.key(ctx), ctx) };
+  const address = ctx.address;
+  const attempt = await countIn(policy, address, ctx);
+  if (keyedByAddress) return { principal: await authenticate(), state: attempt };
+  ctx.principal = await authenticate();
+  const refunding =
+    attempt === undefined ? undefined : policy.store.refund?.(await bucketOf(policy, address!), policy, ctx);
+  try {
+    return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
+  } finally {
+    await refunding;
+  }
+}
+
+/** Counts the request in `key`'s bucket: the state to write on its answer; a 429 over the limit; none without a key. */
+async function countIn(
+  policy: RateLimitPolicy,
+  key: string | undefined,
+  ctx: RateLimitContext,
+): Promise<RateLimitState | undefined> {
   if (key === undefined) return undefined;
-  const outcome = await policy.store.hit(`${policy.name}:${key}`, policy, ctx);
+  const outcome = await policy.store.hit(await bucketOf(policy, key), policy, ctx);
   const state = { policy, outcome };
   if (outcome.allowed) return state;
+  throw tooManyRequests(state);
+}
+
+function tooManyRequests(state: RateLimitState): TooManyRequestsException {
+  const { policy, outcome } = state;
   const exception = new TooManyRequestsException(
     `Rate limit "${policy.name}" exceeded: ${policy.limit} requests per ${policy.windowSeconds} s`,
   );
   exception.retryAfter = Math.max(1, Math.ceil(outcome.resetSeconds ?? policy.windowSeconds));
   exception.headers = rateLimitHeaders(state);
-  throw exception;
+  return exception;
+}
+
+/** Longest bucket name kept as it is; a longer one (a long key of the app's) is counted under its SHA-256. */
+const MAX_BUCKET = 200;
+
+/** The bucket of `key` under `policy`: `<name>:<key>`, or its SHA-256 in hex when longer than 200 characters. */
+function bucketOf(policy: RateLimitPolicy, key: string): Promise<string> | string {
+  return boundedBucket(`${policy.name}:${key}`);
+}
+
+/**
+ * `bucket` as it is when it is at most 200 characters, else `sha256:` and its SHA-256 in hex: what a
+ * store keeps stays small whatever key an app makes.
+ */
+export function boundedBucket(bucket: string): Promise<string> | string {
+  if (bucket.length <= MAX_BUCKET) return bucket;
+  return crypto.subtle
+    .digest("SHA-256", new TextEncoder().encode(bucket))
+    .then(
+      (digest) => `sha256:${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`,
+    );
+}
+
+/** `trustProxy` checked when the policy is made: one header name, or a positive count of proxies. */
+function checkedTrustProxy(trust: TrustProxy | undefined): TrustProxy | undefined {
+  if (trust === undefined) return undefined;
+  const { header, forwardedFor: hops } = trust;
+  if (header !== undefined && hops === undefined && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+    return { header: header.toLowerCase() };
+  }
+  if (header === undefined && Number.isInteger(hops) && hops! >= 1) return { forwardedFor: hops! };
+  throw new Error(
+    "rateLimit trustProxy must be { header: <a header name> } or { forwardedFor: <how many proxies, 1 or more> }",
+  );
+}
+
+/**
+ * How a policy reads a request's address: from the runtime, or from what `trust` names and, where that
+ * holds no address, from the runtime. Each kind of miss is logged once per policy.
+ */
+function addressReader(name: string, trust: TrustProxy | undefined): (incoming: IncomingRequest) => string | undefined {
+  const warned = new Set<string>();
+  const warnOnce = (kind: string, incoming: IncomingRequest, message: string) => {
+    if (warned.has(kind)) return;
+    warned.add(kind);
+    const { method, url } = incoming.request;
+    console.warn(`[specroute] rate limit "${name}" (${method} ${url.split("?", 1)[0]}): ${message}`);
+  };
+  const fromRuntime = (incoming: IncomingRequest) => {
+    const given = incoming.clientAddress();
+    const key = given === undefined ? undefined : addressKey(given);
+    if (key === undefined) {
+      warnOnce(
+        "runtime",
+        incoming,
+        "the runtime gave no client address, so what this policy counts by address is left uncounted. Hand the app " +
+          "the runtime's own environment (Bun.serve's server, Deno.serve's info, @hono/node-server's incoming) or set " +
+          "trustProxy: see docs/operations.md",
+      );
+    }
+    return key;
+  };
+  if (trust === undefined) return fromRuntime;
+  const { header = "x-forwarded-for", forwardedFor: hops } = trust;
+  return (incoming) => {
+    const sent = incoming.header(header);
+    const given = sent === null ? undefined : hops === undefined ? sent : forwardedFor(sent, hops);
+    const key = given === undefined ? undefined : addressKey(given);
+    if (key !== undefined) return key;
+    warnOnce("proxy", incoming, `${header} held no client address: counted by the connection's address instead`);
+    return fromRuntime(incoming);
+  };
 }
 
 /** `RateLimit-Policy` always; `RateLimit` when the store told what is left (draft-ietf-httpapi-ratelimit-headers). */

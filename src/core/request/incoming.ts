@@ -21,6 +21,12 @@ export interface IncomingRequest {
   readonly args: unknown[];
   /** A header by lower-case name; null when absent. */
   header(name: string): string | null;
+  /**
+   * The client's address as the runtime serving the request gives it (a socket's peer, Bun's `requestIP`,
+   * Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), unparsed; undefined where it gives none. Never
+   * read from a header a client can set.
+   */
+  clientAddress(): string | undefined;
   /** The path parameters the router matched. */
   urlParams(): Record<string, string | undefined>;
   /** The query as the router parsed it (a repeated key as an array); undefined to parse it from the URL. */
@@ -50,6 +56,11 @@ export class FetchIncoming implements IncomingRequest {
 
   header(name: string): string | null {
     return this.request.headers.get(name);
+  }
+
+  /** None: what `validateRequest()` reads is never counted against a rate limit. */
+  clientAddress(): undefined {
+    return undefined;
   }
 
   urlParams(): Record<string, string | undefined> {

@@ -149,30 +149,28 @@ export class RoutePlan {
     /** Whether the request counts against the route's rate limit: not when `validateRequest()` reads it again. */
     counted = true,
   ): ValidationResult | Promise<ValidationResult> {
+    if (counted && this.rateLimit !== null) return this.limitThenParse(this.rateLimit, incoming, result);
     // Authentication comes first, so an unauthenticated request costs no parsing.
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
-    const next = counted ? this.limitThenParse : this.parseAll;
-    if (authenticating === undefined) return next.call(this, incoming, result);
+    if (authenticating === undefined) return this.parseFrom(0, incoming, result, []);
     return authenticating.then((principal) => {
       result.principal = principal;
-      return next.call(this, incoming, result);
+      return this.parseFrom(0, incoming, result, []);
     });
   }
 
-  private parseAll(incoming: IncomingRequest, result: ValidationResult): ValidationResult | Promise<ValidationResult> {
-    return this.parseFrom(0, incoming, result, []);
-  }
-
-  // Counted after authentication, so the key may be the principal; before parsing, so a refused request costs none.
+  // The policy authenticates and counts (failed authentication too, see `admit`), before parsing, so a refused request costs none.
   private limitThenParse(
+    policy: RateLimitPolicy,
     incoming: IncomingRequest,
     result: ValidationResult,
-  ): ValidationResult | Promise<ValidationResult> {
-    const policy = this.rateLimit;
-    if (policy === null) return this.parseAll(incoming, result);
-    const { request, args } = incoming;
-    const ctx = { request, args, principal: result.principal, env: this.bindingsOf(args) };
-    return policy.count(ctx).then((state) => {
+  ): Promise<ValidationResult> {
+    const authenticate =
+      this.security.enforced.length > 0
+        ? () => this.security.authenticate(incoming.request, incoming.args) as Promise<unknown>
+        : undefined;
+    return policy.admit(incoming, this.bindingsOf(incoming.args), authenticate).then(({ principal, state }) => {
+      result.principal = principal;
       result.rateLimit = state;
       return this.parseFrom(0, incoming, result, []);
     });

@@ -7,4 +7,5 @@ export const ADAPTER_SUITE = [
   "test/adapters/responses.test.ts",
   "test/adapters/over-http.test.ts",
   "test/core/body-readable.test.ts",
+  "test/ops/rate-limit-address.test.ts",
 ];
