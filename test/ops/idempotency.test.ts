@@ -175,6 +175,20 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect(await retry.text()).toBe("");
   });
 
+  it("a required key that is missing says it is required; one too long says how long it may be", async () => {
+    const { driver } = database();
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), required: true })));
+    const missing = await post(app, "/notes", { title: "Ada" });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).errors[0].message).toBe("The Idempotency-Key header is required");
+    const long = await post(app, "/notes", { title: "Ada" }, "x".repeat(201));
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as any).errors[0].message).toBe(
+      "Idempotency-Key must be a string of 1 to 200 characters",
+    );
+  });
+
   it("documents the Idempotency-Key header with the 409 and 422, and the document validates", async () => {
     const { driver } = database();
     const app = harness.make({ db: driver });

@@ -131,7 +131,7 @@ async function runIdempotent(
     if (policy.required) throw missingKey();
     return execute();
   }
-  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY) throw missingKey();
+  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY) throw invalidKey();
   const ctx = { env };
   const fingerprint = await fingerprintOf(request, bodyBytes);
   const claim = await policy.store.claim(key, fingerprint, Date.now() + policy.expiresSeconds * 1000, ctx);
@@ -153,6 +153,10 @@ async function runIdempotent(
 }
 
 function missingKey(): InputValidationException {
+  return invalidField("The Idempotency-Key header is required", ["headers", "Idempotency-Key"]);
+}
+
+function invalidKey(): InputValidationException {
   const message = `Idempotency-Key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} characters`;
   return invalidField(message, ["headers", "Idempotency-Key"]);
 }
