@@ -47,6 +47,12 @@ export interface Authenticator<P = unknown> {
    * and whatever the verify function throws (a `ForbiddenException` for 403).
    */
   authenticate(request: Request, ctx: AuthContext): Promise<P | undefined>;
+  /**
+   * Who the request's credentials for this scheme name, the same on each of that caller's requests (a
+   * bearer token, an API key, a Basic user name), or undefined when it carries none: what a route's
+   * idempotency keys are scoped by. Without it, such a route needs `idempotency({ scope })`.
+   */
+  caller?(request: Request): string | undefined;
 }
 
 /** `auth` of a route or router: one authenticator, or alternatives tried in order. */

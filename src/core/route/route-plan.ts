@@ -9,7 +9,7 @@ import {
 } from "../../errors/exceptions";
 import { issuesToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
-import type { IdempotencyPolicy } from "../ops/idempotency";
+import type { IdempotentRoute } from "../ops/idempotency";
 import {
   closestRateLimit,
   type RateLimitDeclaration,
@@ -30,6 +30,7 @@ import { compilePart, extractForm, extractPart, knowing, type PartPlan } from ".
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
 import { ambientCredential, type SecurityDocument } from "../security/ambient";
 import type { AuthOption, SecurityRequirement } from "../security/auth";
+import { callerCredentials } from "../security/callers";
 import { RouteSecurity, type SecurityLayer } from "../security/security";
 import type { Tracing } from "./tracing";
 
@@ -56,6 +57,8 @@ export interface PlanOptions extends RouterLayer {
   security?: SecurityRequirement[];
   /** A request's environment bindings, from its handler arguments: what a rate limit's key and store see. */
   bindingsOf?: (args: unknown[]) => unknown;
+  /** How logs name the route: `POST /orders (CreateOrder)`. */
+  label?: string;
 }
 
 /** The outcome of validating one request. */
@@ -88,8 +91,8 @@ export class RoutePlan {
   private readonly limitLayers: readonly { rateLimit?: RateLimitDeclaration }[];
   /** A request's environment bindings, from its handler arguments. */
   readonly bindingsOf: (args: unknown[]) => unknown;
-  /** Idempotency keys on this route (its schema's `idempotency`), or null. */
-  readonly idempotency: IdempotencyPolicy | null;
+  /** Idempotency keys on this route (its schema's `idempotency`, scoped by this plan's security), or null. */
+  readonly idempotency: IdempotentRoute | null;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -117,7 +120,10 @@ export class RoutePlan {
     this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
     this.rateLimit = closestRateLimit(this.limitLayers);
     this.bindingsOf = options.bindingsOf ?? (() => undefined);
-    this.idempotency = schema.idempotency ?? null;
+    const { security } = this;
+    const callers = () => callerCredentials(security);
+    const facts = { label: options.label ?? "a route", callers };
+    this.idempotency = schema.idempotency?.forRoute(facts) ?? null;
     Object.freeze(this);
   }
 
@@ -133,8 +139,13 @@ export class RoutePlan {
     const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
     const limitLayers = [...this.limitLayers, layer];
     const rateLimit = closestRateLimit(limitLayers);
+    // Keys belong to callers as this mount's security tells them apart.
+    const idempotency =
+      security === this.security
+        ? this.idempotency
+        : (this.idempotency?.scopedBy(() => callerCredentials(security)) ?? null);
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit });
+    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit, idempotency });
     return Object.freeze(derived) as RoutePlan;
   }
 
