@@ -230,6 +230,7 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     const bob = await send(app, "token-bob", "k-7", { item: "book" });
     expect(bob.status).toBe(201);
     expect(await bob.json()).toEqual({ owner: "bob", run: 2 });
+    expect(bob.headers.get("location")).toBe("/orders/bob-2");
     // Each one's retry replays their own answer.
     expect(await (await send(app, "token-ada", "k-7", { item: "book" })).json()).toEqual({ owner: "ada", run: 1 });
     expect(await (await send(app, "token-bob", "k-7", { item: "book" })).json()).toEqual({ owner: "bob", run: 2 });
@@ -334,6 +335,58 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it("the first answer keeps every header the route gives; a replay gives back the documented ones and keepHeaders", async () => {
+    const { driver } = database();
+    const header = { schema: { type: "string" } };
+    let runs = 0;
+    class Tagged extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver), keepHeaders: ["x-kept"] }),
+        responses: { "201": { description: "Created", headers: { ETag: header, "X-Documented": header } } },
+      };
+      handle() {
+        runs++;
+        const headers = { etag: '"v1"', "x-documented": "yes", "x-undocumented": "first only", "x-kept": "kept" };
+        return Response.json({ runs }, { status: 201, headers });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/tagged", Tagged);
+    const send = () => app.request("/tagged", { method: "POST", headers: { "idempotency-key": "k-11" } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers.get("etag")).toBe('"v1"');
+    expect(first.headers.get("x-documented")).toBe("yes");
+    expect(first.headers.get("x-undocumented")).toBe("first only");
+    expect(first.headers.get("x-kept")).toBe("kept");
+    expect(await first.json()).toEqual({ runs: 1 });
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("etag")).toBe('"v1"');
+    expect(replay.headers.get("x-documented")).toBe("yes");
+    expect(replay.headers.get("x-kept")).toBe("kept");
+    expect(replay.headers.get("x-undocumented")).toBeNull();
+    expect(await replay.json()).toEqual({ runs: 1 });
+  });
+
+  it("a conditional create's ETag is on its first answer and on every replay", async () => {
+    const { driver } = database();
+    class CreateTagged extends SqlCreateEndpoint {
+      _meta = noteMeta;
+      conditionalRequests = true;
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver) }) };
+    }
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", CreateTagged);
+    const first = await post(app, "/notes", { title: "Ada" }, "k-12");
+    expect(first.status).toBe(201);
+    const tag = first.headers.get("etag");
+    expect(tag).toMatch(/^"[^"]+"$/);
+    const replay = await post(app, "/notes", { title: "Ada" }, "k-12");
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("etag")).toBe(tag);
   });
 
   it("a required key that is missing says it is required; one too long says how long it may be", async () => {

@@ -57,17 +57,24 @@ class CreateNote extends D1CreateEndpoint {
   schema = { idempotency: once };
 }
 
+// A create in a D1 session: its answer's x-d1-bookmark is documented, so a replay gives it back.
+class CreateNoteInSession extends CreateNote {
+  d1Sessions = true;
+}
+
 const hono = new Hono();
 const honoApi = fromHono(hono, { base: "/hono" });
 honoApi.get("/binding", PingBinding);
 honoApi.get("/d1", PingD1);
 honoApi.post("/notes", CreateNote);
+honoApi.post("/session-notes", CreateNoteInSession);
 
 const itty = Router({ base: "/itty" });
 const ittyApi = fromIttyRouter(itty, { base: "/itty" });
 ittyApi.get("/binding", PingBinding);
 ittyApi.get("/d1", PingD1);
 ittyApi.post("/notes", CreateNote);
+ittyApi.post("/session-notes", CreateNoteInSession);
 
 export default {
   fetch(request: Request, env: unknown, ctx: unknown) {

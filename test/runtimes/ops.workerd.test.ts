@@ -64,5 +64,23 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
       const rows = await db.prepare("SELECT title FROM notes WHERE title = ?").bind("Once").all();
       expect(rows.results).toHaveLength(router === "hono" ? 1 : 2);
     });
+
+    it(`${router}: a keyed create in a D1 session answers its x-d1-bookmark, and every replay gives it back`, async () => {
+      const create = () =>
+        worker.fetch(`/${router}/session-notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": `${router}-session-1` },
+          body: JSON.stringify({ title: "In a session" }),
+        });
+      const first = await create();
+      expect(first.status).toBe(201);
+      const bookmark = first.headers.get("x-d1-bookmark");
+      expect(bookmark).toBeTruthy();
+      const body = await first.text();
+      const replay = await create();
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get("x-d1-bookmark")).toBe(bookmark);
+      expect(await replay.text()).toBe(body);
+    });
   }
 });

@@ -4,13 +4,17 @@ import {
   invalidField,
   UnprocessableEntityException,
 } from "../../errors/exceptions";
+import { seam } from "../../schema";
 import { readWithin } from "../request/body";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** An answer as stored for a key: replayed to every retry of the same request by the same caller. */
 export interface StoredAnswer {
   status: number;
-  /** The headers kept: `content-type` and those the policy names, lower-case. */
+  /**
+   * The headers a replay gives back, lower-case: `content-type`, those the route's document lists for
+   * this answer's status, and the policy's `keepHeaders`.
+   */
   headers: [string, string][];
   /** The body, base64; empty when it was over the policy's `maxAnswerBytes` (then `truncated`). */
   body: string;
@@ -82,7 +86,7 @@ export interface IdempotencyPolicy {
   readonly expiresSeconds: number;
   /** How long a claimed key is held for a request still running, in seconds. */
   readonly leaseSeconds: number;
-  /** Lower-case names of the response headers stored and replayed besides `content-type`. */
+  /** Lower-case names of the response headers a replay gives back besides those the route documents. */
   readonly keepHeaders: readonly string[];
   readonly maxAnswerBytes: number;
   /** Whether a request without `Idempotency-Key` is refused (400). */
@@ -91,7 +95,8 @@ export interface IdempotencyPolicy {
   readonly scope: ((ctx: IdempotencyScopeContext) => string) | undefined;
   /**
    * The policy as one route applies it, made when the route compiles: whose keys its requests use (the
-   * policy's `scope`, else the credentials its security reads; warned once when it has none).
+   * policy's `scope`, else the credentials its security reads; warned once when it has none), which
+   * headers each of its answers' replays give back.
    */
   forRoute(route: RouteFacts): IdempotentRoute;
   /** The `Idempotency-Key` header parameter of a route that takes one (draft-ietf-httpapi-idempotency-key-header). */
@@ -106,6 +111,8 @@ export interface IdempotencyPolicy {
 export interface RouteFacts {
   /** How logs name the route: `POST /orders (CreateOrder)`. */
   label: string;
+  /** The route's documented responses, by status. */
+  responses: DocumentedResponses<DocumentedResponse> | undefined;
   /**
    * Who the request's credentials name, as its security reads them (`callerCredentials`); undefined
    * when the route has no authentication. Called only when the policy has no `scope`; throws when a
@@ -135,7 +142,7 @@ export interface IdempotencyOptions {
    * then, and a retry runs. Set it above the route's slowest run: a retry after it runs alongside. Default 60.
    */
   leaseSeconds?: number;
-  /** Response headers stored and replayed besides `content-type` (e.g. `location`, `etag`). */
+  /** Response headers a replay gives back besides `content-type` and those the route documents for the answer. */
   keepHeaders?: string[];
   /** Largest answer body stored, in bytes; a larger one is replayed without its body. Default 64 KiB. */
   maxAnswerBytes?: number;
@@ -187,7 +194,8 @@ export function idempotency(options: IdempotencyOptions): IdempotencyPolicy {
     maxAnswerBytes,
     required: options.required ?? false,
     scope: options.scope,
-    forRoute: (route: RouteFacts) => idempotentRoute(policy, route.label, route.callers),
+    forRoute: (route: RouteFacts) =>
+      idempotentRoute(policy, route.label, replayedHeaders(policy, route.responses), route.callers),
     documentParameter: () => idempotencyParameter(policy),
     documentResponses: withIdempotencyResponses,
   });
@@ -205,16 +213,24 @@ export interface IdempotentRequest {
   args: unknown[];
 }
 
+/** The headers a replay gives back for an answer of `status`: looked up in a table made once per route. */
+type ReplayedHeaders = (status: number) => readonly string[];
+
 /** Whose keys a request's are: a string the lookup key is hashed from. */
 type ScopeOf = (request: IdempotentRequest) => string;
 
 /** The route's compiled policy (the policy's `forRoute`). */
-function idempotentRoute(policy: IdempotencyPolicy, label: string, callers: RouteFacts["callers"]): IdempotentRoute {
+function idempotentRoute(
+  policy: IdempotencyPolicy,
+  label: string,
+  replayed: ReplayedHeaders,
+  callers: RouteFacts["callers"],
+): IdempotentRoute {
   const scopeOf = scopeFor(policy, label, callers);
   return Object.freeze({
     run: (request: IdempotentRequest, execute: () => Response | Promise<Response>) =>
-      runIdempotent(policy, scopeOf, request, execute),
-    scopedBy: (other: RouteFacts["callers"]) => idempotentRoute(policy, label, other),
+      runIdempotent(policy, scopeOf, replayed, request, execute),
+    scopedBy: (other: RouteFacts["callers"]) => idempotentRoute(policy, label, replayed, other),
   });
 }
 
@@ -267,6 +283,7 @@ function scopeFor(policy: IdempotencyPolicy, label: string, callers: RouteFacts[
 async function runIdempotent(
   policy: IdempotencyPolicy,
   scopeOf: ScopeOf,
+  replayed: ReplayedHeaders,
   request: IdempotentRequest,
   execute: () => Response | Promise<Response>,
 ): Promise<Response> {
@@ -295,9 +312,9 @@ async function runIdempotent(
     await policy.store.release(hold, ctx);
     return response;
   }
-  const answer = await storedAnswer(response, policy);
+  const { answer, bytes } = await storedAnswer(response, replayed(response.status), policy.maxAnswerBytes);
   await policy.store.complete(hold, answer, Date.now() + policy.expiresSeconds * 1000, ctx);
-  return replay(answer);
+  return firstAnswer(response, bytes);
 }
 
 function missingKey(): InputValidationException {
@@ -334,16 +351,48 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** The answer as stored: its status, kept headers, and body (bounded: read no further than the bound). */
-async function storedAnswer(response: Response, policy: IdempotencyPolicy): Promise<StoredAnswer> {
+/**
+ * Which headers a replay of each of a route's answers gives back: `content-type`, the policy's
+ * `keepHeaders`, and those its document lists for the answer's status (`201`, else `2XX`, else
+ * `default`). Made once, when the route compiles.
+ */
+function replayedHeaders(
+  policy: IdempotencyPolicy,
+  responses: DocumentedResponses<DocumentedResponse> | undefined,
+): ReplayedHeaders {
+  const always = Object.freeze(["content-type", ...policy.keepHeaders]);
+  const byStatus = new Map<string, readonly string[]>();
+  for (const [status, config] of Object.entries(responses ?? {})) {
+    const documented = documentedHeaderNames(config?.headers).map((name) => name.toLowerCase());
+    // The body a replay carries may be empty (over maxAnswerBytes): its length is the runtime's to write.
+    const names = [...always, ...documented].filter((name) => name !== "content-length");
+    byStatus.set(status.toUpperCase(), Object.freeze([...new Set(names)]));
+  }
+  return (status) =>
+    byStatus.get(String(status)) ?? byStatus.get(`${Math.floor(status / 100)}XX`) ?? byStatus.get("DEFAULT") ?? always;
+}
+
+/** The header names a Response Object documents: its `headers` record's keys, or a headers schema's members. */
+function documentedHeaderNames(headers: unknown): string[] {
+  if (typeof headers !== "object" || headers === null) return [];
+  if (seam.isSchema(headers)) return Object.keys(seam.objectShape(headers) ?? {});
+  return Object.keys(headers);
+}
+
+/** The answer as stored (its status, the headers a replay gives back, and its body, bounded), and the body's bytes. */
+async function storedAnswer(
+  response: Response,
+  replayed: readonly string[],
+  maxAnswerBytes: number,
+): Promise<{ answer: StoredAnswer; bytes: Uint8Array | null }> {
   const headers: [string, string][] = [];
-  for (const name of ["content-type", ...policy.keepHeaders]) {
+  for (const name of replayed) {
     const value = response.headers.get(name);
     if (value !== null) headers.push([name, value]);
   }
-  const body = await readBounded(response, policy.maxAnswerBytes);
-  if (body === null) return { status: response.status, headers, body: "", truncated: true };
-  return { status: response.status, headers, body: toBase64(body) };
+  const bytes = await readBounded(response, maxAnswerBytes);
+  if (bytes === null) return { answer: { status: response.status, headers, body: "", truncated: true }, bytes };
+  return { answer: { status: response.status, headers, body: toBase64(bytes) }, bytes };
 }
 
 /** The body's bytes, or null past `limit` (the rest is not read). */
@@ -355,9 +404,23 @@ async function readBounded(response: Response, limit: number): Promise<Uint8Arra
   return bytes;
 }
 
+/** The first answer: every header the route gave, and the body as stored (empty past `maxAnswerBytes`). */
+function firstAnswer(response: Response, bytes: Uint8Array | null): Response {
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(bodyOf(response.status, bytes), { status: response.status, headers });
+}
+
+/** A body a Response of `status` may carry: none for 204 and 304, nor for an empty one. */
+function bodyOf(status: number, bytes: Uint8Array | null): BodyInit | null {
+  if (bytes === null || bytes.length === 0 || status === 204 || status === 304) return null;
+  // A response stream's chunks, and what joins them, are views of plain ArrayBuffers.
+  return bytes as Uint8Array<ArrayBuffer>;
+}
+
 /** A Response of a stored answer. */
 export function replay(answer: StoredAnswer): Response {
-  const body = answer.body === "" || answer.status === 204 || answer.status === 304 ? null : fromBase64(answer.body);
+  const body = answer.body === "" ? null : bodyOf(answer.status, fromBase64(answer.body));
   return new Response(body, { status: answer.status, headers: answer.headers });
 }
 

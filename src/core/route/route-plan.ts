@@ -122,7 +122,7 @@ export class RoutePlan {
     this.bindingsOf = options.bindingsOf ?? (() => undefined);
     const { security } = this;
     const callers = () => callerCredentials(security);
-    const facts = { label: options.label ?? "a route", callers };
+    const facts = { label: options.label ?? "a route", responses: schema.responses, callers };
     this.idempotency = schema.idempotency?.forRoute(facts) ?? null;
     Object.freeze(this);
   }
