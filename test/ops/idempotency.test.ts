@@ -299,6 +299,35 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect((await send()).status).toBe(200);
   });
 
+  it("a request whose credentials its scheme's caller() does not find fails, and never runs in a shared scope", async () => {
+    const { driver, keys } = database();
+    // Authenticates by one header, but says it reads another: no request has what caller() reads.
+    const mismatched: Authenticator<Caller> = {
+      schemeName: "token",
+      scheme: { type: "apiKey", in: "header", name: "X-Token" },
+      challenge: "Token",
+      expects: "a token in X-Token",
+      authenticate: async (request) => tokens.get(request.headers.get("x-token") ?? ""),
+      caller: (request) => request.headers.get("x-other") ?? undefined,
+    };
+    let runs = 0;
+    class Mismatched extends OpenAPIRoute {
+      schema = { auth: mismatched, idempotency: idempotency({ store: sqlIdempotencyStore(driver) }), responses: {} };
+      handle() {
+        runs++;
+        return { runs };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/mismatched", Mismatched);
+    const send = (token: string) =>
+      app.request("/mismatched", { method: "POST", headers: { "x-token": token, "idempotency-key": "k-15" } });
+    expect((await send("token-ada")).status).toBe(500);
+    expect((await send("token-bob")).status).toBe(500);
+    expect(runs).toBe(0);
+    expect(keys()).toEqual([]);
+  });
+
   it("scopes keys as the policy's scope says: a retry with a rotated token of the same account gets the first answer", async () => {
     const { driver } = database();
     const byAccount = idempotency({
