@@ -114,11 +114,12 @@ export interface RouteFacts {
   /** The route's documented responses, by status. */
   responses: DocumentedResponses<DocumentedResponse> | undefined;
   /**
-   * Who the request's credentials name, as its security reads them (`callerCredentials`); undefined
-   * when the route has no authentication. Called only when the policy has no `scope`; throws when a
-   * scheme cannot tell.
+   * How the route tells its callers apart (`callerCredentials`): who a request's credentials name, given
+   * the authenticator that verified them; undefined when the route has no authentication. Called only
+   * when the policy has no `scope`; throws when a scheme cannot tell.
    */
-  callers: () => ((request: Request) => string | undefined) | undefined;
+  // any: an Authenticator, whose type is the endpoint contract's, which imports this file's.
+  callers: () => ((request: Request, authenticatedBy: any) => string | undefined) | undefined;
 }
 
 /** A policy compiled for one route as one router serves it: immutable. */
@@ -209,6 +210,8 @@ export interface IdempotentRequest {
   bodyBytes: Uint8Array | undefined;
   /** What the route's authentication verified. */
   principal: unknown;
+  /** The authenticator that verified it (of alternatives, the one whose credentials the request carried). */
+  authenticatedBy: unknown;
   env: unknown;
   args: unknown[];
 }
@@ -267,8 +270,8 @@ function scopeFor(policy: IdempotencyPolicy, label: string, callers: RouteFacts[
     }
     return () => "";
   }
-  return ({ request }) => {
-    const credential = credentials(request);
+  return ({ request, authenticatedBy }) => {
+    const credential = credentials(request, authenticatedBy);
     // Authentication passed, so the credential is there unless a custom scheme reads another place than it documents.
     if (credential === undefined) {
       throw new Error(

@@ -114,6 +114,7 @@ function handleValidated(
     request: incoming.request,
     bodyBytes: result.bodyBytes,
     principal: result.principal,
+    authenticatedBy: result.authenticatedBy,
     env: route.plan.bindingsOf(incoming.args),
     args: incoming.args,
   };

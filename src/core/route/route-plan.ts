@@ -29,7 +29,7 @@ import type { IncomingRequest } from "../request/incoming";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
 import { ambientCredential, type SecurityDocument } from "../security/ambient";
-import type { AuthOption, SecurityRequirement } from "../security/auth";
+import type { Authenticator, AuthOption, SecurityRequirement } from "../security/auth";
 import { callerCredentials } from "../security/callers";
 import { RouteSecurity, type SecurityLayer } from "../security/security";
 import type { Tracing } from "./tracing";
@@ -67,6 +67,8 @@ export interface ValidationResult {
   unvalidated: UnvalidatedData;
   /** What the route's authentication verified, when it has any. */
   principal?: unknown;
+  /** The authenticator whose credentials the request carried (of alternatives, the one that decided). */
+  authenticatedBy?: Authenticator<unknown>;
   /** The rate limit the request was counted against, and what its store answered. */
   rateLimit?: RateLimitState;
   /** The bytes of a JSON or form body as sent: what an idempotency key's fingerprint hashes. */
@@ -164,8 +166,9 @@ export class RoutePlan {
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
     const next = counted ? this.limitThenParse : this.parseAll;
     if (authenticating === undefined) return next.call(this, incoming, result);
-    return authenticating.then((principal) => {
+    return authenticating.then(({ principal, by }) => {
       result.principal = principal;
+      result.authenticatedBy = by;
       return next.call(this, incoming, result);
     });
   }

@@ -1,19 +1,22 @@
+import type { Authenticator } from "./auth";
 import type { RouteSecurity } from "./security";
 
 /**
- * Tells one caller of a route from another by the credentials that authenticated the request: the
- * scheme's name and what its `caller` reads (`["bearerAuth","<token>"]`), or undefined when the request
- * carries none.
+ * Who sent an authenticated request, as the scheme that authenticated it tells (`by`, which
+ * `RouteSecurity.authenticate` reports): its name and what its `caller` reads, as JSON
+ * (`["bearerAuth","<token>"]`); undefined when `caller` finds nothing.
  */
-export type CallerCredentials = (request: Request) => string | undefined;
+export type CallerCredentials = (request: Request, by: Authenticator<unknown>) => string | undefined;
 
 /**
- * Who sent a request to a route, as its enforced schemes tell it: the first scheme whose credentials the
- * request carries (as authentication takes the first that finds credentials). Undefined on a route
- * without authentication. Throws when a scheme has no `caller` (an `Authenticator` of the app's own).
+ * How a route's callers are told apart: by what the scheme that authenticated each request says of its
+ * credentials (a bearer token, an API key, a Basic user name). Undefined on a route without
+ * authentication. Throws, when the route compiles, for a scheme that cannot tell (no `caller`: an
+ * `Authenticator` of the app's own).
  *
  * @example
- * callerCredentials(RouteSecurity.of({ auth: bearerAuth({ verify }) }))!(request); // '["bearerAuth","<token>"]'
+ * const callerOf = callerCredentials(RouteSecurity.of({ auth: bearer }))!;
+ * callerOf(request, bearer); // '["bearerAuth","<token>"]'
  */
 export function callerCredentials(security: RouteSecurity): CallerCredentials | undefined {
   const { enforced } = security;
@@ -22,12 +25,11 @@ export function callerCredentials(security: RouteSecurity): CallerCredentials | 
   if (silent !== undefined) {
     throw new Error(`security scheme "${silent.schemeName}" does not tell its callers apart (it has no caller())`);
   }
-  return (request) => {
-    for (const authenticator of enforced) {
-      const credential = authenticator.caller!(request);
-      // As JSON, so no scheme name and credential read as another pair.
-      if (credential !== undefined) return JSON.stringify([authenticator.schemeName, credential]);
-    }
-    return undefined;
-  };
+  return readCaller;
+}
+
+function readCaller(request: Request, by: Authenticator<unknown>): string | undefined {
+  const credential = by.caller?.(request);
+  // As JSON, so no scheme name and credential read as another pair.
+  return credential === undefined ? undefined : JSON.stringify([by.schemeName, credential]);
 }
