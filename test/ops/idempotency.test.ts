@@ -400,6 +400,31 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect(await replay.json()).toEqual({ runs: 1 });
   });
 
+  it("a replay gives back each documented Set-Cookie apart, not joined into one", async () => {
+    const { driver } = database();
+    class SignUp extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver) }),
+        responses: { "201": { description: "Signed up", headers: { "Set-Cookie": { schema: { type: "string" } } } } },
+      };
+      handle() {
+        const headers = new Headers([
+          ["set-cookie", "sid=abc; Path=/; HttpOnly"],
+          ["set-cookie", "theme=dark; Path=/"],
+        ]);
+        return new Response(null, { status: 201, headers });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/sign-up", SignUp);
+    const send = () => app.request("/sign-up", { method: "POST", headers: { "idempotency-key": "k-16" } });
+    const cookies = ["sid=abc; Path=/; HttpOnly", "theme=dark; Path=/"];
+    expect((await send()).headers.getSetCookie()).toEqual(cookies);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.getSetCookie()).toEqual(cookies);
+  });
+
   it("a conditional create's ETag is on its first answer and on every replay", async () => {
     const { driver } = database();
     class CreateTagged extends SqlCreateEndpoint {

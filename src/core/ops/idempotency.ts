@@ -390,8 +390,12 @@ async function storedAnswer(
 ): Promise<{ answer: StoredAnswer; bytes: Uint8Array | null }> {
   const headers: [string, string][] = [];
   for (const name of replayed) {
-    const value = response.headers.get(name);
-    if (value !== null) headers.push([name, value]);
+    // Each Set-Cookie stays apart: joined with commas, as get() joins them, it is no cookie at all.
+    if (name === "set-cookie") for (const cookie of response.headers.getSetCookie()) headers.push([name, cookie]);
+    else {
+      const value = response.headers.get(name);
+      if (value !== null) headers.push([name, value]);
+    }
   }
   const bytes = await readBounded(response, maxAnswerBytes);
   if (bytes === null) return { answer: { status: response.status, headers, body: "", truncated: true }, bytes };
