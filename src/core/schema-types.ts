@@ -48,9 +48,13 @@ export interface Authenticator<P = unknown> {
    */
   authenticate(request: Request, ctx: AuthContext): Promise<P | undefined>;
   /**
-   * Who the request's credentials for this scheme name, the same on each of that caller's requests (a
-   * bearer token, an API key, a Basic user name), or undefined when it carries none: what a route's
-   * idempotency keys are scoped by. Without it, such a route needs `idempotency({ scope })`.
+   * Who the credentials `authenticate` verified name, read from the same request, the same on each of
+   * that caller's requests (a bearer token, an API key, a Basic user name; not a nonce or a signature),
+   * or undefined when it carries none: what a route's idempotency keys are scoped by. Without it, such a
+   * route needs `idempotency({ scope })`.
+   *
+   * @example
+   * const mtls: Authenticator<Client> = { ...scheme, caller: (request) => request.headers.get("x-client-cert-sha256") ?? undefined };
    */
   caller?(request: Request): string | undefined;
 }
