@@ -53,8 +53,10 @@ export type { Except, IsEqual, SetOptional, SetRequired, Simplify } from "./chan
 export {
   type IdempotencyClaim,
   type IdempotencyContext,
+  type IdempotencyHold,
   type IdempotencyOptions,
   type IdempotencyPolicy,
+  type IdempotencyScopeContext,
   type IdempotencyStore,
   idempotency,
   type StoredAnswer,

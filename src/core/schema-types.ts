@@ -47,6 +47,16 @@ export interface Authenticator<P = unknown> {
    * and whatever the verify function throws (a `ForbiddenException` for 403).
    */
   authenticate(request: Request, ctx: AuthContext): Promise<P | undefined>;
+  /**
+   * Who the credentials `authenticate` verified name, read from the same request, the same on each of
+   * that caller's requests (a bearer token, an API key, a Basic user name; not a nonce or a signature),
+   * or undefined when it carries none: what a route's idempotency keys are scoped by. Without it, such a
+   * route needs `idempotency({ scope })`.
+   *
+   * @example
+   * const mtls: Authenticator<Client> = { ...scheme, caller: (request) => request.headers.get("x-client-cert-sha256") ?? undefined };
+   */
+  caller?(request: Request): string | undefined;
 }
 
 /** `auth` of a route or router: one authenticator, or alternatives tried in order. */

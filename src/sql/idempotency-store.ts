@@ -1,11 +1,17 @@
-import type { IdempotencyClaim, IdempotencyContext, IdempotencyStore, StoredAnswer } from "../core/ops/idempotency";
+import type {
+  IdempotencyClaim,
+  IdempotencyContext,
+  IdempotencyHold,
+  IdempotencyStore,
+  StoredAnswer,
+} from "../core/ops/idempotency";
 import type { Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
 /** The table every SQL idempotency store keeps keys and answers in. */
 export const IDEMPOTENCY_TABLE = "specroute_idempotency";
 
-/** Claims retried when a key expired and was deleted between the insert and the read: at most this many. */
+/** Claims retried when a key lapsed or expired and was deleted between the insert and the read: at most this many. */
 const CLAIM_ATTEMPTS = 3;
 
 type Family = "sqlite" | "postgres" | "mysql";
@@ -42,8 +48,12 @@ export interface SqlIdempotencyStore extends IdempotencyStore {
 /**
  * Keeps idempotency keys and their answers in one table of the app's database (SQLite, PostgreSQL,
  * MySQL/MariaDB, D1). A key is claimed by an INSERT that only one of any number of racing processes
- * wins (the primary key); the others read what it holds. On Workers, pass a function of the request's
- * context that makes the driver from its `env`.
+ * wins (the primary key); the others read what it holds. While its request runs, a key's `expires_at`
+ * is the claim's lease end, and once answered the answer's expiry: a lapsed claim is deleted like an
+ * expired answer, and the next INSERT claims the key again. `complete` and `release` act only on a row
+ * whose `expires_at` is still their claim's lease end, so a request whose claim lapsed and was taken
+ * over changes nothing. On Workers, pass a function of the request's context that makes the driver
+ * from its `env`.
  *
  * @example
  * const once = idempotency({ store: sqlIdempotencyStore(pgDriver(pool)), expiresSeconds: 3600 });
@@ -66,13 +76,13 @@ export function sqlIdempotencyStore(
     return driver;
   };
   return {
-    async claim(key, fingerprint, expiresAt, ctx): Promise<IdempotencyClaim> {
+    async claim({ key, fingerprint, leaseEnds }: IdempotencyHold, ctx): Promise<IdempotencyClaim> {
       const driver = await driverFor(ctx);
       const s = statements(driver.dialect);
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        // An expired key is free again; deleting only expired rows never frees a live claim.
+        // A lapsed claim or an expired answer frees the key; a live claim (its lease ahead) is never deleted.
         await driver.execute(s.deleteExpired, [key, now()]);
-        const inserted = await driver.execute(s.insert, [key, fingerprint, expiresAt]);
+        const inserted = await driver.execute(s.insert, [key, fingerprint, leaseEnds]);
         if (inserted.changes === 1) return { state: "claimed" };
         const [row] = await driver.query(s.select, [key]);
         if (row === undefined) continue;
@@ -80,17 +90,18 @@ export function sqlIdempotencyStore(
         if (row.status === null || row.status === undefined) return { state: "in-flight", fingerprint: held };
         return { state: "done", fingerprint: held, answer: parseAnswer(Number(row.status), row.answer) };
       }
-      throw new Error(`Idempotency-Key ${JSON.stringify(key)} could not be claimed`);
+      throw new Error("An Idempotency-Key could not be claimed");
     },
-    async complete(key, fingerprint, answer: StoredAnswer, ctx): Promise<void> {
+    async complete({ key, fingerprint, leaseEnds }: IdempotencyHold, answer: StoredAnswer, expiresAt, ctx) {
       const driver = await driverFor(ctx);
       const { headers, body, truncated } = answer;
       const stored = JSON.stringify({ headers, body, truncated: truncated === true });
-      await driver.execute(statements(driver.dialect).complete, [answer.status, stored, key, fingerprint]);
+      const values = [answer.status, stored, expiresAt, key, fingerprint, leaseEnds];
+      await driver.execute(statements(driver.dialect).complete, values);
     },
-    async release(key, fingerprint, ctx): Promise<void> {
+    async release({ key, fingerprint, leaseEnds }: IdempotencyHold, ctx): Promise<void> {
       const driver = await driverFor(ctx);
-      await driver.execute(statements(driver.dialect).release, [key, fingerprint]);
+      await driver.execute(statements(driver.dialect).release, [key, fingerprint, leaseEnds]);
     },
     async prune(): Promise<number> {
       if (!fixed) throw new Error("prune() needs the store made with a driver, not a function of the request");
@@ -123,8 +134,9 @@ function statements(dialect: Dialect) {
         ? `INSERT IGNORE INTO ${table} ${values}`
         : `INSERT INTO ${table} ${values} ON CONFLICT (${key}) DO NOTHING`,
     select: `SELECT ${fingerprint} AS fingerprint, ${status} AS status, ${answer} AS answer FROM ${table} WHERE ${key} = ${p(1)}`,
-    complete: `UPDATE ${table} SET ${status} = ${p(1)}, ${answer} = ${p(2)} WHERE ${key} = ${p(3)} AND ${fingerprint} = ${p(4)} AND ${status} IS NULL`,
-    release: `DELETE FROM ${table} WHERE ${key} = ${p(1)} AND ${fingerprint} = ${p(2)} AND ${status} IS NULL`,
+    // Only the claim that wrote the row: its lease end is still there, and no answer yet.
+    complete: `UPDATE ${table} SET ${status} = ${p(1)}, ${answer} = ${p(2)}, ${expires} = ${p(3)} WHERE ${key} = ${p(4)} AND ${fingerprint} = ${p(5)} AND ${expires} = ${p(6)} AND ${status} IS NULL`,
+    release: `DELETE FROM ${table} WHERE ${key} = ${p(1)} AND ${fingerprint} = ${p(2)} AND ${expires} = ${p(3)} AND ${status} IS NULL`,
   };
 }
 

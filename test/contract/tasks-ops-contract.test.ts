@@ -188,10 +188,13 @@ describe("the example's rate limit and idempotency keys against its document (op
         expect(rows()).toBe(before);
 
         // A request holding its key, still running: claimed in the example's store, as the first of two
-        // racing requests claims it (the fingerprint is the SHA-256 of method, path and body).
+        // racing requests claims it (the fingerprint is the SHA-256 of method, path and body; the key as
+        // stored, the SHA-256 of the caller's scope, its API key scheme and key, with the client's key).
         const running = create(operation.method, operation.template, "running");
         const fingerprint = await sha256(`POST\n${operation.path}\n${running.body as string}`);
-        const claim = await sqlIdempotencyStore(env.DB).claim("running", fingerprint, Date.now() + 60_000, { env });
+        const key = await sha256(JSON.stringify([JSON.stringify(["apiKey", KEY]), "running"]));
+        const hold = { key, fingerprint, leaseEnds: Date.now() + 60_000 };
+        const claim = await sqlIdempotencyStore(env.DB).claim(hold, { env });
         expect(claim).toEqual({ state: "claimed" });
         const during = await app.request(operation.path, running, env);
         expect(during.status).toBe(409);

@@ -1,7 +1,9 @@
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
+  type Authenticator,
+  bearerAuth,
   betterSqlite3Driver,
   contentJson,
   type IdempotencyPolicy,
@@ -56,6 +58,47 @@ function gatedWrite(policy: IdempotencyPolicy) {
     }
   }
   return { Gated, gate };
+}
+
+interface Caller {
+  id: string;
+  account: string;
+}
+
+const tokens = new Map<string, Caller>([
+  ["token-ada", { id: "ada", account: "acme" }],
+  ["token-ada-rotated", { id: "ada", account: "acme" }],
+  ["token-bob", { id: "bob", account: "globex" }],
+]);
+const bearer = bearerAuth({ verify: (token) => tokens.get(token) ?? null });
+
+/**
+ * A create whose answer names its caller (its body and its Location), behind bearer tokens: its own
+ * `auth`, or (`"router"`) that of a router serving it.
+ */
+function ordersFor(policy: IdempotencyPolicy, auth: "route" | "router" = "route") {
+  let runs = 0;
+  class CreateOrder extends OpenAPIRoute {
+    schema = {
+      ...(auth === "route" ? { auth: bearer } : {}),
+      idempotency: policy,
+      request: { body: contentJson(z.object({ item: z.string() })) },
+      responses: { "201": { description: "Created" } },
+    };
+    async handle() {
+      const { id } = (await this.getPrincipal()) as Caller;
+      runs++;
+      return Response.json({ owner: id, run: runs }, { status: 201, headers: { location: `/orders/${id}-${runs}` } });
+    }
+  }
+  const send = (
+    app: { request(path: string, init?: RequestInit): Promise<Response> },
+    token: string,
+    key: string,
+    body: unknown,
+    path = "/orders",
+  ) => app.request(path, jsonBody(body, { headers: { authorization: `Bearer ${token}`, "idempotency-key": key } }));
+  return { CreateOrder, runs: () => runs, send };
 }
 
 const post = (
@@ -175,6 +218,245 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect(await retry.text()).toBe("");
   });
 
+  it("a key is its caller's: another principal with the same key and body gets its own answer, never the first's", async () => {
+    const { driver } = database();
+    const { CreateOrder, runs, send } = ordersFor(idempotency({ store: sqlIdempotencyStore(driver) }));
+    const app = harness.make();
+    app.router.post("/orders", CreateOrder);
+    const ada = await send(app, "token-ada", "k-7", { item: "book" });
+    expect(ada.status).toBe(201);
+    expect(await ada.json()).toEqual({ owner: "ada", run: 1 });
+    // Bob sends Ada's key and body: his handler runs, and nothing of Ada's reaches him.
+    const bob = await send(app, "token-bob", "k-7", { item: "book" });
+    expect(bob.status).toBe(201);
+    expect(await bob.json()).toEqual({ owner: "bob", run: 2 });
+    expect(bob.headers.get("location")).toBe("/orders/bob-2");
+    // Each one's retry replays their own answer.
+    expect(await (await send(app, "token-ada", "k-7", { item: "book" })).json()).toEqual({ owner: "ada", run: 1 });
+    expect(await (await send(app, "token-bob", "k-7", { item: "book" })).json()).toEqual({ owner: "bob", run: 2 });
+    // A key one of them used never blocks the other's request with a 422.
+    expect((await send(app, "token-ada", "k-8", { item: "pen" })).status).toBe(201);
+    expect((await send(app, "token-bob", "k-8", { item: "ink" })).status).toBe(201);
+    expect(runs()).toBe(4);
+  });
+
+  it("a route mounted under a router with auth scopes its keys by that router's callers", async () => {
+    const { driver } = database();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const { CreateOrder, runs, send } = ordersFor(idempotency({ store: sqlIdempotencyStore(driver) }), "router");
+      const orders = harness.nested();
+      orders.post("/orders", CreateOrder);
+      const app = harness.make({ auth: bearer });
+      app.router.route("/v1", orders);
+      const ada = await send(app, "token-ada", "k-13", { item: "book" }, "/v1/orders");
+      expect(await ada.json()).toEqual({ owner: "ada", run: 1 });
+      const bob = await send(app, "token-bob", "k-13", { item: "book" }, "/v1/orders");
+      expect(await bob.json()).toEqual({ owner: "bob", run: 2 });
+      expect(runs()).toBe(2);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("refuses to compile a route whose scheme cannot tell callers apart, unless the policy says whose keys they are", async () => {
+    const { driver } = database();
+    // An authenticator of the app's own, with no caller(): it cannot say who its credentials name.
+    const tls: Authenticator<Caller> = {
+      schemeName: "mtls",
+      scheme: { type: "mutualTLS" },
+      challenge: "Certificate",
+      expects: "a client certificate",
+      authenticate: async (request) => tokens.get(request.headers.get("x-client-cert") ?? ""),
+    };
+    class Certified extends OpenAPIRoute {
+      schema = { auth: tls, idempotency: idempotency({ store: sqlIdempotencyStore(driver) }), responses: {} };
+      handle() {
+        return { ok: true };
+      }
+    }
+    const refused = harness.make();
+    refused.router.post("/certified", Certified);
+    expect(() => refused.router.compile()).toThrow(/POST \/certified \(Certified\).*mtls.*idempotency\(\{ scope \}\)/);
+    class Scoped extends Certified {
+      override schema = {
+        auth: tls,
+        idempotency: idempotency({
+          store: sqlIdempotencyStore(driver),
+          scope: ({ principal }) => (principal as Caller).id,
+        }),
+        responses: {},
+      };
+    }
+    const app = harness.make();
+    app.router.post("/certified", Scoped);
+    const send = () =>
+      app.request("/certified", {
+        method: "POST",
+        headers: { "x-client-cert": "token-ada", "idempotency-key": "k-14" },
+      });
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+  });
+
+  it("a request whose credentials its scheme's caller() does not find fails, and never runs in a shared scope", async () => {
+    const { driver, keys } = database();
+    // Authenticates by one header, but says it reads another: no request has what caller() reads.
+    const mismatched: Authenticator<Caller> = {
+      schemeName: "token",
+      scheme: { type: "apiKey", in: "header", name: "X-Token" },
+      challenge: "Token",
+      expects: "a token in X-Token",
+      authenticate: async (request) => tokens.get(request.headers.get("x-token") ?? ""),
+      caller: (request) => request.headers.get("x-other") ?? undefined,
+    };
+    let runs = 0;
+    class Mismatched extends OpenAPIRoute {
+      schema = { auth: mismatched, idempotency: idempotency({ store: sqlIdempotencyStore(driver) }), responses: {} };
+      handle() {
+        runs++;
+        return { runs };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/mismatched", Mismatched);
+    const send = (token: string) =>
+      app.request("/mismatched", { method: "POST", headers: { "x-token": token, "idempotency-key": "k-15" } });
+    expect((await send("token-ada")).status).toBe(500);
+    expect((await send("token-bob")).status).toBe(500);
+    expect(runs).toBe(0);
+    expect(keys()).toEqual([]);
+  });
+
+  it("scopes keys as the policy's scope says: a retry with a rotated token of the same account gets the first answer", async () => {
+    const { driver } = database();
+    const byAccount = idempotency({
+      store: sqlIdempotencyStore(driver),
+      scope: ({ principal }) => (principal as Caller).account,
+    });
+    const { CreateOrder, runs, send } = ordersFor(byAccount);
+    const app = harness.make();
+    app.router.post("/orders", CreateOrder);
+    expect(await (await send(app, "token-ada", "k-9", { item: "book" })).json()).toEqual({ owner: "ada", run: 1 });
+    // The same account, another token: the same caller.
+    expect(await (await send(app, "token-ada-rotated", "k-9", { item: "book" })).json()).toEqual({
+      owner: "ada",
+      run: 1,
+    });
+    // Another account: its own answer.
+    expect(await (await send(app, "token-bob", "k-9", { item: "book" })).json()).toEqual({ owner: "bob", run: 2 });
+    expect(runs()).toBe(2);
+  });
+
+  it("warns once, when it compiles, that an unauthenticated route's keys are shared, naming the route and `scope`", async () => {
+    const { driver } = database();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const app = harness.make({ db: driver });
+      app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver) })));
+      app.router.post("/scoped", createNote(idempotency({ store: sqlIdempotencyStore(driver), scope: () => "all" })));
+      for (let i = 0; i < 2; i++) expect((await post(app, "/notes", { title: "Ada" }, `k-10-${i}`)).status).toBe(201);
+      expect((await post(app, "/scoped", { title: "Ada" }, "k-10")).status).toBe(201);
+      const about = warn.mock.calls.filter((args) => String(args[0]).includes("Idempotency-Key"));
+      expect(about).toHaveLength(1);
+      expect(String(about[0]![0])).toContain("POST /notes (CreateNote)");
+      expect(String(about[0]![0])).toContain("scope");
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("the first answer keeps every header the route gives; a replay gives back the documented ones and keepHeaders", async () => {
+    const { driver } = database();
+    const header = { schema: { type: "string" } };
+    let runs = 0;
+    class Tagged extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver), keepHeaders: ["x-kept"] }),
+        responses: { "201": { description: "Created", headers: { ETag: header, "X-Documented": header } } },
+      };
+      handle() {
+        runs++;
+        const headers = { etag: '"v1"', "x-documented": "yes", "x-undocumented": "first only", "x-kept": "kept" };
+        return Response.json({ runs }, { status: 201, headers });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/tagged", Tagged);
+    const send = () => app.request("/tagged", { method: "POST", headers: { "idempotency-key": "k-11" } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers.get("etag")).toBe('"v1"');
+    expect(first.headers.get("x-documented")).toBe("yes");
+    expect(first.headers.get("x-undocumented")).toBe("first only");
+    expect(first.headers.get("x-kept")).toBe("kept");
+    expect(await first.json()).toEqual({ runs: 1 });
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("etag")).toBe('"v1"');
+    expect(replay.headers.get("x-documented")).toBe("yes");
+    expect(replay.headers.get("x-kept")).toBe("kept");
+    expect(replay.headers.get("x-undocumented")).toBeNull();
+    expect(await replay.json()).toEqual({ runs: 1 });
+  });
+
+  it("a replay gives back each documented Set-Cookie apart, not joined into one", async () => {
+    const { driver } = database();
+    class SignUp extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver) }),
+        responses: { "201": { description: "Signed up", headers: { "Set-Cookie": { schema: { type: "string" } } } } },
+      };
+      handle() {
+        const headers = new Headers([
+          ["set-cookie", "sid=abc; Path=/; HttpOnly"],
+          ["set-cookie", "theme=dark; Path=/"],
+        ]);
+        return new Response(null, { status: 201, headers });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/sign-up", SignUp);
+    const send = () => app.request("/sign-up", { method: "POST", headers: { "idempotency-key": "k-16" } });
+    const cookies = ["sid=abc; Path=/; HttpOnly", "theme=dark; Path=/"];
+    expect((await send()).headers.getSetCookie()).toEqual(cookies);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.getSetCookie()).toEqual(cookies);
+  });
+
+  it("a conditional create's ETag is on its first answer and on every replay", async () => {
+    const { driver } = database();
+    class CreateTagged extends SqlCreateEndpoint {
+      _meta = noteMeta;
+      conditionalRequests = true;
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver) }) };
+    }
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", CreateTagged);
+    const first = await post(app, "/notes", { title: "Ada" }, "k-12");
+    expect(first.status).toBe(201);
+    const tag = first.headers.get("etag");
+    expect(tag).toMatch(/^"[^"]+"$/);
+    const replay = await post(app, "/notes", { title: "Ada" }, "k-12");
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("etag")).toBe(tag);
+  });
+
+  it("a required key that is missing says it is required; one too long says how long it may be", async () => {
+    const { driver } = database();
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), required: true })));
+    const missing = await post(app, "/notes", { title: "Ada" });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).errors[0].message).toBe("The Idempotency-Key header is required");
+    const long = await post(app, "/notes", { title: "Ada" }, "x".repeat(201));
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as any).errors[0].message).toBe(
+      "Idempotency-Key must be a string of 1 to 200 characters",
+    );
+  });
+
   it("documents the Idempotency-Key header with the 409 and 422, and the document validates", async () => {
     const { driver } = database();
     const app = harness.make({ db: driver });
@@ -192,6 +474,13 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
 const engines = storeEngines("specroute_idempotency", 8);
 
 describe.each(engines)("the SQL idempotency store on $name", (engine) => {
+  const ctx = { env: undefined };
+  const answer = (status: number) => ({
+    status,
+    headers: [["content-type", "application/json"]] as [string, string][],
+    body: btoa("{}"),
+  });
+
   it.skipIf(engine.skip)(
     "of 20 racing claims of one key exactly one wins; the answer is kept until it expires",
     async () => {
@@ -199,28 +488,66 @@ describe.each(engines)("the SQL idempotency store on $name", (engine) => {
       try {
         let clock = 1_000_000_000_000;
         const store = sqlIdempotencyStore(driver, { now: () => clock });
-        const ctx = { env: undefined };
-        const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim("k", "f1", clock + 60_000, ctx)));
+        const hold = { key: "k", fingerprint: "f1", leaseEnds: clock + 60_000 };
+        const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim(hold, ctx)));
         expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
         expect(claims.filter((claim) => claim.state === "in-flight")).toHaveLength(19);
-        const answer = {
-          status: 201,
-          headers: [["content-type", "application/json"]] as [string, string][],
-          body: btoa("{}"),
-        };
-        await store.complete("k", "f1", answer, ctx);
-        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({
+        // Completing keeps the answer until its own expiry, a day on, past the claim's lease.
+        await store.complete(hold, answer(201), clock + 86_400_000, ctx);
+        clock += 120_000;
+        const retry = { key: "k", fingerprint: "f2", leaseEnds: clock + 60_000 };
+        expect(await store.claim(retry, ctx)).toEqual({
           state: "done",
           fingerprint: "f1",
-          answer: { ...answer, truncated: false },
+          answer: { ...answer(201), truncated: false },
         });
         // A released key is free again; an expired one too.
-        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
-        await store.release("r", "f1", ctx);
-        expect(await store.claim("r", "f1", clock + 60_000, ctx)).toEqual({ state: "claimed" });
-        clock += 120_000;
-        expect(await store.claim("k", "f2", clock + 60_000, ctx)).toEqual({ state: "claimed" });
+        const released = { key: "r", fingerprint: "f1", leaseEnds: clock + 60_000 };
+        expect(await store.claim(released, ctx)).toEqual({ state: "claimed" });
+        await store.release(released, ctx);
+        expect(await store.claim({ ...released, leaseEnds: clock + 60_001 }, ctx)).toEqual({ state: "claimed" });
+        clock += 86_400_000;
+        expect(await store.claim({ ...retry, leaseEnds: clock + 60_000 }, ctx)).toEqual({ state: "claimed" });
+        // r's claim lapsed a day ago; k's new one in a minute.
         expect(await store.prune()).toBe(1);
+        clock += 60_001;
+        expect(await store.prune()).toBe(1);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it.skipIf(engine.skip)(
+    "a claim whose lease ended is taken over by exactly one of 20 racing retries; the lapsed claim then changes nothing",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        let clock = 1_000_000_000_000;
+        const store = sqlIdempotencyStore(driver, { now: () => clock });
+        const crashed = { key: "k", fingerprint: "f1", leaseEnds: clock + 5_000 };
+        expect(await store.claim(crashed, ctx)).toEqual({ state: "claimed" });
+        // Within the lease, the key is held.
+        clock += 4_000;
+        const early = { ...crashed, leaseEnds: clock + 5_000 };
+        expect(await store.claim(early, ctx)).toEqual({ state: "in-flight", fingerprint: "f1" });
+        clock += 2_000;
+        const retry = { ...crashed, leaseEnds: clock + 5_000 };
+        const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim(retry, ctx)));
+        expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+        expect(claims.filter((claim) => claim.state === "in-flight")).toHaveLength(19);
+        // The first request, slow rather than dead, finishes late: its answer and its release are refused.
+        await store.complete(crashed, answer(200), clock + 86_400_000, ctx);
+        await store.release(crashed, ctx);
+        expect(await store.claim({ ...retry, leaseEnds: clock + 5_001 }, ctx)).toEqual({
+          state: "in-flight",
+          fingerprint: "f1",
+        });
+        await store.complete(retry, answer(201), clock + 86_400_000, ctx);
+        expect(await store.claim({ ...retry, leaseEnds: clock + 5_002 }, ctx)).toMatchObject({
+          state: "done",
+          answer: { status: 201 },
+        });
       } finally {
         await close();
       }

@@ -83,6 +83,11 @@ class CreateNote extends D1CreateEndpoint {
   schema = { idempotency: once };
 }
 
+// A create in a D1 session: its answer's x-d1-bookmark is documented, so a replay gives it back.
+class CreateNoteInSession extends CreateNote {
+  d1Sessions = true;
+}
+
 const hono = new Hono();
 const honoApi = fromHono(hono, { base: "/hono" });
 honoApi.get("/binding", PingBinding);
@@ -90,6 +95,7 @@ honoApi.get("/d1", PingD1);
 honoApi.get("/address", PingAddress);
 honoApi.get("/login", Login);
 honoApi.post("/notes", CreateNote);
+honoApi.post("/session-notes", CreateNoteInSession);
 
 const itty = Router({ base: "/itty" });
 const ittyApi = fromIttyRouter(itty, { base: "/itty" });
@@ -98,6 +104,7 @@ ittyApi.get("/d1", PingD1);
 ittyApi.get("/address", PingAddress);
 ittyApi.get("/login", Login);
 ittyApi.post("/notes", CreateNote);
+ittyApi.post("/session-notes", CreateNoteInSession);
 
 export default {
   fetch(request: Request, env: unknown, ctx: unknown) {

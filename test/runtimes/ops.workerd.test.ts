@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { d1Driver, sqlIdempotencyStore } from "../../src";
 import { startWorker } from "./bundle";
 
 describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
@@ -10,6 +11,27 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
     });
   }, 60_000);
   afterAll(() => worker?.mf.dispose());
+
+  it("the SQL idempotency store on D1: of 20 retries racing for a key whose claim lapsed, one takes it over", async () => {
+    const db = d1Driver((await worker.mf.getD1Database("DB")) as never);
+    let clock = 1_000_000_000_000;
+    const store = sqlIdempotencyStore(db, { now: () => clock });
+    const ctx = { env: undefined };
+    const crashed = { key: "d1-lapsed", fingerprint: "f", leaseEnds: clock + 5_000 };
+    expect(await store.claim(crashed, ctx)).toEqual({ state: "claimed" });
+    clock += 6_000;
+    const retry = { ...crashed, leaseEnds: clock + 5_000 };
+    const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim(retry, ctx)));
+    expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+    // The lapsed claim's answer is refused; the one that took the key over is kept.
+    const answer = (status: number) => ({ status, headers: [] as [string, string][], body: "" });
+    await store.complete(crashed, answer(200), clock + 60_000, ctx);
+    await store.complete(retry, answer(201), clock + 60_000, ctx);
+    expect(await store.claim({ ...retry, leaseEnds: clock + 5_001 }, ctx)).toMatchObject({
+      state: "done",
+      answer: { status: 201 },
+    });
+  });
 
   for (const router of ["hono", "itty"]) {
     it(`${router}: the Workers Rate Limiting binding refuses the third request with 429 and Retry-After`, async () => {
@@ -95,6 +117,24 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
       const db = await worker.mf.getD1Database("DB");
       const rows = await db.prepare("SELECT title FROM notes WHERE title = ?").bind("Once").all();
       expect(rows.results).toHaveLength(router === "hono" ? 1 : 2);
+    });
+
+    it(`${router}: a keyed create in a D1 session answers its x-d1-bookmark, and every replay gives it back`, async () => {
+      const create = () =>
+        worker.fetch(`/${router}/session-notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": `${router}-session-1` },
+          body: JSON.stringify({ title: "In a session" }),
+        });
+      const first = await create();
+      expect(first.status).toBe(201);
+      const bookmark = first.headers.get("x-d1-bookmark");
+      expect(bookmark).toBeTruthy();
+      const body = await first.text();
+      const replay = await create();
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get("x-d1-bookmark")).toBe(bookmark);
+      expect(await replay.text()).toBe(body);
     });
   }
 });

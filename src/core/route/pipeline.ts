@@ -113,7 +113,10 @@ function handleValidated(
     key: incoming.header("idempotency-key"),
     request: incoming.request,
     bodyBytes: result.bodyBytes,
+    principal: result.principal,
+    authenticatedBy: result.authenticatedBy,
     env: route.plan.bindingsOf(incoming.args),
+    args: incoming.args,
   };
   // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
   return policy

@@ -9,7 +9,7 @@ import {
 } from "../../errors/exceptions";
 import { issuesToException, problemsToException } from "../../errors/render";
 import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
-import type { IdempotencyPolicy } from "../ops/idempotency";
+import type { IdempotentRoute } from "../ops/idempotency";
 import {
   closestRateLimit,
   type RateLimitDeclaration,
@@ -29,8 +29,9 @@ import type { IncomingRequest } from "../request/incoming";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
 import { ambientCredential, type SecurityDocument } from "../security/ambient";
-import type { AuthOption, SecurityRequirement } from "../security/auth";
-import { RouteSecurity, type SecurityLayer } from "../security/security";
+import type { Authenticator, AuthOption, SecurityRequirement } from "../security/auth";
+import { callerCredentials } from "../security/callers";
+import { type Authenticated, RouteSecurity, type SecurityLayer } from "../security/security";
 import type { Tracing } from "./tracing";
 
 /** What one router serving a route (its own, or one it is mounted under) brings to the route's plan. */
@@ -56,6 +57,8 @@ export interface PlanOptions extends RouterLayer {
   security?: SecurityRequirement[];
   /** A request's environment bindings, from its handler arguments: what a rate limit's key and store see. */
   bindingsOf?: (args: unknown[]) => unknown;
+  /** How logs name the route: `POST /orders (CreateOrder)`. */
+  label?: string;
 }
 
 /** The outcome of validating one request. */
@@ -64,6 +67,8 @@ export interface ValidationResult {
   unvalidated: UnvalidatedData;
   /** What the route's authentication verified, when it has any. */
   principal?: unknown;
+  /** The authenticator whose credentials the request carried (of alternatives, the one that decided). */
+  authenticatedBy?: Authenticator<unknown>;
   /** The rate limit the request was counted against, and what its store answered. */
   rateLimit?: RateLimitState;
   /** The bytes of a JSON or form body as sent: what an idempotency key's fingerprint hashes. */
@@ -88,8 +93,8 @@ export class RoutePlan {
   private readonly limitLayers: readonly { rateLimit?: RateLimitDeclaration }[];
   /** A request's environment bindings, from its handler arguments. */
   readonly bindingsOf: (args: unknown[]) => unknown;
-  /** Idempotency keys on this route (its schema's `idempotency`), or null. */
-  readonly idempotency: IdempotencyPolicy | null;
+  /** Idempotency keys on this route (its schema's `idempotency`, scoped by this plan's security), or null. */
+  readonly idempotency: IdempotentRoute | null;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -117,7 +122,10 @@ export class RoutePlan {
     this.limitLayers = [{ rateLimit: schema.rateLimit }, options];
     this.rateLimit = closestRateLimit(this.limitLayers);
     this.bindingsOf = options.bindingsOf ?? (() => undefined);
-    this.idempotency = schema.idempotency ?? null;
+    const { security } = this;
+    const callers = () => callerCredentials(security);
+    const facts = { label: options.label ?? "a route", responses: schema.responses, callers };
+    this.idempotency = schema.idempotency?.forRoute(facts) ?? null;
     Object.freeze(this);
   }
 
@@ -133,8 +141,13 @@ export class RoutePlan {
     const body = this.body && withPlainText(this.body, plainTextRule(security, routers, parts));
     const limitLayers = [...this.limitLayers, layer];
     const rateLimit = closestRateLimit(limitLayers);
+    // Keys belong to callers as this mount's security tells them apart.
+    const idempotency =
+      security === this.security
+        ? this.idempotency
+        : (this.idempotency?.scopedBy(() => callerCredentials(security)) ?? null);
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit });
+    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit, idempotency });
     return Object.freeze(derived) as RoutePlan;
   }
 
@@ -153,8 +166,9 @@ export class RoutePlan {
     // Authentication comes first, so an unauthenticated request costs no parsing.
     const authenticating = this.security.authenticate(incoming.request, incoming.args);
     if (authenticating === undefined) return this.parseFrom(0, incoming, result, []);
-    return authenticating.then((principal) => {
+    return authenticating.then(({ principal, by }) => {
       result.principal = principal;
+      result.authenticatedBy = by;
       return this.parseFrom(0, incoming, result, []);
     });
   }
@@ -167,7 +181,13 @@ export class RoutePlan {
   ): Promise<ValidationResult> {
     const authenticate =
       this.security.enforced.length > 0
-        ? () => this.security.authenticate(incoming.request, incoming.args) as Promise<unknown>
+        ? () =>
+            (this.security.authenticate(incoming.request, incoming.args) as Promise<Authenticated>).then(
+              ({ principal, by }) => {
+                result.authenticatedBy = by;
+                return principal;
+              },
+            )
         : undefined;
     return policy.admit(incoming, this.bindingsOf(incoming.args), authenticate).then(({ principal, state }) => {
       result.principal = principal;

@@ -68,6 +68,7 @@ export function bearerAuth<P>(options: BearerAuthOptions<P>): Authenticator<P> {
     scheme,
     challenge,
     expects: "a bearer token in the Authorization header",
+    caller: (request) => authorization(request, "bearer") || undefined,
     async authenticate(request, ctx) {
       const credentials = authorization(request, "bearer");
       if (credentials === undefined) return undefined;
@@ -100,6 +101,11 @@ export function basicAuth<P>(options: BasicAuthOptions<P>): Authenticator<P> {
     scheme,
     challenge,
     expects: "a user name and password in the Authorization header (Basic)",
+    // The user is who calls; the password, hashed unsalted into a key, could be guessed back.
+    caller(request) {
+      const encoded = authorization(request, "basic");
+      return encoded === undefined ? undefined : decodeBasic(encoded)?.username || undefined;
+    },
     async authenticate(request, ctx) {
       const encoded = authorization(request, "basic");
       if (encoded === undefined) return undefined;
@@ -133,6 +139,7 @@ export function apiKeyAuth<P>(options: ApiKeyAuthOptions<P>): Authenticator<P> {
     scheme,
     challenge,
     expects: `an API key in the ${options.name} ${where}`,
+    caller: (request) => read(request) || undefined,
     async authenticate(request, ctx) {
       const key = read(request);
       if (key === null || key === "") return undefined;

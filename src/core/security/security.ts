@@ -41,8 +41,11 @@ export class RouteSecurity {
     return new RouteSecurity([...this.layers, { auth: outer.auth, security: outer.security }]);
   }
 
-  /** The principal the enforced authenticators verify; `undefined`, with no promise, when none is enforced. */
-  authenticate(request: Request, args: AuthContext["args"]): Promise<unknown> | undefined {
+  /**
+   * The principal the enforced authenticators verify, and which of them did; `undefined`, with no
+   * promise, when none is enforced.
+   */
+  authenticate(request: Request, args: AuthContext["args"]): Promise<Authenticated> | undefined {
     return this.enforced.length > 0 ? firstToFindCredentials(this.enforced, request, { request, args }) : undefined;
   }
 
@@ -55,6 +58,12 @@ export class RouteSecurity {
   }
 }
 
+/** What authentication found: the principal, and the authenticator whose credentials the request carried. */
+export interface Authenticated {
+  principal: unknown;
+  by: Authenticator<unknown>;
+}
+
 /**
  * Runs the authenticators in order: the first that finds credentials decides (its principal, or its
  * error). When none finds any, the answer is a 401 challenging with every scheme.
@@ -63,10 +72,10 @@ async function firstToFindCredentials(
   authenticators: readonly Authenticator<any>[],
   request: Request,
   ctx: AuthContext,
-): Promise<unknown> {
+): Promise<Authenticated> {
   for (const authenticator of authenticators) {
     const principal = await authenticator.authenticate(request, ctx);
-    if (principal !== undefined) return principal;
+    if (principal !== undefined) return { principal, by: authenticator };
   }
   throw unauthorized(
     `Missing credentials: send ${authenticators.map((authenticator) => authenticator.expects).join(", or ")}`,
