@@ -9,7 +9,9 @@ import {
   type IdempotencyPolicy,
   idempotency,
   idempotencyTable,
+  memoryRateLimitStore,
   OpenAPIRoute,
+  rateLimit,
   SqlCreateEndpoint,
   sqlIdempotencyStore,
 } from "../../src";
@@ -238,6 +240,26 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect((await send(app, "token-ada", "k-8", { item: "pen" })).status).toBe(201);
     expect((await send(app, "token-bob", "k-8", { item: "ink" })).status).toBe(201);
     expect(runs()).toBe(4);
+  });
+
+  it("a rate-limited route scopes its keys by caller too: the limit authenticates, the key still knows who", async () => {
+    const { driver } = database();
+    const { CreateOrder, runs, send } = ordersFor(idempotency({ store: sqlIdempotencyStore(driver) }));
+    const limit = rateLimit({
+      limit: 100,
+      windowSeconds: 60,
+      key: ({ principal }) => (principal as Caller).id,
+      store: memoryRateLimitStore(),
+    });
+    const app = harness.make({ rateLimit: limit });
+    app.router.post("/orders", CreateOrder);
+    const ada = await send(app, "token-ada", "k-21", { item: "book" });
+    expect(ada.status).toBe(201);
+    expect(ada.headers.get("ratelimit-policy")).toContain("q=100");
+    const bob = await send(app, "token-bob", "k-21", { item: "book" });
+    expect(await bob.json()).toEqual({ owner: "bob", run: 2 });
+    expect(await (await send(app, "token-ada", "k-21", { item: "book" })).json()).toEqual({ owner: "ada", run: 1 });
+    expect(runs()).toBe(2);
   });
 
   it("a route mounted under a router with auth scopes its keys by that router's callers", async () => {
