@@ -33,7 +33,8 @@ export interface ChangeEvent {
  * from the `Last-Event-ID` a reconnecting client sends. A listener sees exactly what the List endpoint
  * with the same filters would show it: the path's parent keys, `filterFields` and `filterOperators` as
  * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
- * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
+ * that takes an object out of the filters arrives as `deleted`, carrying the object as it was before the
+ * update (never what it became), one that brings it in as `created`.
  * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
  * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint).
  *
@@ -163,10 +164,11 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
         const row = this.decodeChangeRow(change.row);
         const now = matches(row);
         if (change.kind !== "updated") return now ? event(change.kind, change, row) : null;
-        const before = change.before === null ? now : matches(this.decodeChangeRow(change.before));
-        if (before && now) return event("updated", change, row);
-        if (now) return event("created", change, row);
-        return before ? event("deleted", change, row) : null;
+        if (change.before === null) return now ? event("updated", change, row) : null;
+        const before = this.decodeChangeRow(change.before);
+        if (!matches(before)) return now ? event("created", change, row) : null;
+        // A row that left the filters is told as the listener could see it: what it became is another's.
+        return now ? event("updated", change, row) : event("deleted", change, before);
       },
       reset: () => ({
         event: "reset",
@@ -203,7 +205,7 @@ function changeEventSchema(meta: ResolvedMeta, problemDetails: boolean): z.ZodTy
   return z.union([
     change("created", "An object was created, or an update brought it into the filters"),
     change("updated", "An object changed and still meets the filters"),
-    change("deleted", "An object was deleted, or an update took it out of the filters"),
+    change("deleted", "An object was deleted, or an update took it out of the filters: the object as it was before"),
     notice("reset", "Changes were missed: list the collection again; the stream goes on from now"),
     notice("lagged", "The last event of a client that read too slowly; reconnect with Last-Event-ID"),
     z
