@@ -180,8 +180,17 @@ describe("a changes endpoint in the document", () => {
         "deleted",
         "reset",
         "lagged",
+        "reconnect",
         "error",
       ]);
+      // The notices that end a stream carry the id to go on from.
+      const required = (kind: string) =>
+        items.anyOf.find((item: any) => (item.properties.event.const ?? item.properties.event.enum?.[0]) === kind)
+          .required;
+      expect(required("lagged")).toContain("id");
+      expect(required("reconnect")).toContain("id");
+      expect(required("reset")).not.toContain("id");
+      expect(Object.keys(operation.responses)).toContain("429");
     }
   });
 });

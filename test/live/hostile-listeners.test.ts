@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { recordedWrite, type SqlDriver, sqlLiveStorage } from "../../src";
-import { closeLiveApps, create, engines, freshApp, type LiveEvent, take } from "./http-app";
+import { type ChangeFeed, type ChangeToRecord, recordedWrite, type SqlDriver, sqlLiveStorage } from "../../src";
+import { CHANGES_TABLE } from "../../src/sql/change-log";
+import { closeLiveApps, create, engines, freshApp, type LiveEvent, listen, take } from "./http-app";
 
 // What a hostile or careless listener of a live collection can get, over real HTTP on every engine the
 // environment has: content it may not see, a stream that outlives its credentials, more streams and
@@ -73,3 +74,194 @@ describe.each(engines)("a listener of a live collection on $name", (engine) => {
     });
   });
 });
+
+/** The events left in a stream until it ends; fails if it is still open `withinMs` later. */
+async function untilEnd(events: AsyncIterator<LiveEvent>, withinMs: number): Promise<LiveEvent[]> {
+  const received: LiveEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = new Promise<"open">((resolve) => {
+    timer = setTimeout(() => resolve("open"), withinMs);
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([events.next(), open]);
+      if (next === "open") {
+        // Not awaited: the client's return() waits for the read the race left running.
+        void events.return?.();
+        throw new Error(`the stream was still open ${withinMs} ms later`);
+      }
+      if (next.done) return received;
+      received.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `count` task changes of project `projectId` recorded by the app's own write, in one transaction. */
+async function recordChanges(driver: SqlDriver, table: string, feed: ChangeFeed, projectId: number, count: number) {
+  const changes: ChangeToRecord[] = Array.from({ length: count }, (_, n) => ({
+    kind: "created",
+    row: { id: 100_000 + n, projectId, title: `recorded ${n}`, done: false, version: 1 },
+    before: null,
+  }));
+  await recordedWrite(sqlLiveStorage(feed, driver, table), async () => ({ result: null, changes }));
+}
+
+/** A stream of `/projects/{projectId}/tasks/changes` opened by fetch, answered or refused. */
+async function openStream(origin: string, key: string, path = "/projects/1/tasks/changes", lastEventId?: string) {
+  const controller = new AbortController();
+  const headers: Record<string, string> = {
+    "x-key": key,
+    ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+  };
+  const response = await fetch(`${origin}${path}`, { headers, signal: controller.signal });
+  return { response, close: () => controller.abort() };
+}
+
+/** Opens streams until one is answered 200 (a stream that ended frees its place once the server sees it go). */
+async function openOnceFreed(origin: string, key: string, path?: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stream = await openStream(origin, key, path);
+    if (stream.response.status === 200 || Date.now() > deadline) return stream;
+    await stream.response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The engine's driver with its reads of the change log counted: how many run at once, at most. On SQLite
+ * (synchronous) each first waits 20 ms, so reads overlap as they do on a networked engine.
+ */
+function countedReads(engine: { name: string }) {
+  const counted = { running: 0, most: 0, done: 0 };
+  const wrap = (driver: SqlDriver): SqlDriver => ({
+    ...driver,
+    async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+      if (!sql.includes(CHANGES_TABLE) || !sql.includes("ORDER BY")) return driver.query<T>(sql, params);
+      counted.running++;
+      counted.most = Math.max(counted.most, counted.running);
+      try {
+        if (engine.name.startsWith("SQLite")) await new Promise((resolve) => setTimeout(resolve, 20));
+        return await driver.query<T>(sql, params);
+      } finally {
+        counted.running--;
+        counted.done++;
+      }
+    },
+  });
+  return { counted, wrap };
+}
+
+describe.each(engines)("a live collection on $name under a listener flood", (engine) => {
+  it("ends a stream within its lifetime with the id to go on from, and a revoked key's reconnect gets 401", async () => {
+    const revokedKeys = new Set<string>();
+    const { writer, withKey, origin } = await freshApp(engine, { lifetimeMs: 500 }, { revokedKeys });
+    const events = await tenantStream(withKey, 1);
+    const valid = await tenantStream(withKey, 2);
+    await create(writer, 1, "before the revocation");
+    revokedKeys.add("t1");
+    const received = await untilEnd(events, 10_000);
+    // Whether the change came before the end or not, the last event says where to go on from.
+    expect(received.at(-1)).toMatchObject({ event: "reconnect", id: expect.stringMatching(/^\d+$/) });
+    expect(received.slice(0, -1).map((event) => event.event)).toEqual(received.length === 2 ? ["created"] : []);
+    const again = await openStream(origin, "t1", "/tasks/changes", received.at(-1)!.id);
+    expect(again.response.status).toBe(401);
+    await again.response.body?.cancel();
+    // A key still valid reconnects from its stream's last id and misses nothing.
+    const ended = (await untilEnd(valid, 10_000)).at(-1);
+    expect(ended?.event).toBe("reconnect");
+    await create(writer, 2, "after the reconnect");
+    const resumed = await tenantStream(withKey, 2, ended!.id);
+    const [next] = await take(resumed, 1);
+    await resumed.return?.();
+    expect(next).toMatchObject({ event: "created", data: { object: { projectId: 2, title: "after the reconnect" } } });
+  });
+
+  it("refuses a caller's listener past its bound with 429, and takes one again once a stream of the caller ends", async () => {
+    const { origin } = await freshApp(engine, { maxListeners: { perCaller: 2 } });
+    const first = await openStream(origin, "r");
+    const second = await openStream(origin, "r");
+    expect([first.response.status, second.response.status]).toEqual([200, 200]);
+    const third = await openStream(origin, "r");
+    expect(third.response.status).toBe(429);
+    expect(await third.response.json()).toMatchObject({ success: false, errors: [{ code: expect.any(Number) }] });
+    first.close();
+    const fourth = await openOnceFreed(origin, "r");
+    expect(fourth.response.status).toBe(200);
+    second.close();
+    fourth.close();
+  });
+
+  it("refuses any listener past the process's bound with 429, whoever the caller is", async () => {
+    const { origin } = await freshApp(engine, { maxListeners: { perCaller: 2, perProcess: 3 } });
+    const path = "/tasks/changes";
+    const open = [await openStream(origin, "t1", path), await openStream(origin, "t1", path)];
+    expect((await openStream(origin, "t1", path)).response.status).toBe(429);
+    open.push(await openStream(origin, "t2", path));
+    expect(open.map((stream) => stream.response.status)).toEqual([200, 200, 200]);
+    const refused = await openStream(origin, "t3", path);
+    expect(refused.response.status).toBe(429);
+    open.shift()!.close();
+    const freed = await openOnceFreed(origin, "t3", path);
+    expect(freed.response.status).toBe(200);
+    for (const stream of [...open, freed]) stream.close();
+  });
+
+  it("documents the 429 its changes route can answer", async () => {
+    const { router } = await freshApp(engine);
+    const doc = router.getGeneratedSchema("3.1") as any;
+    expect(Object.keys(doc.paths["/projects/{projectId}/tasks/changes"].get.responses)).toContain("429");
+  });
+
+  it("runs a few catch-up reads at once however many streams replay, and answers an ordinary POST meanwhile", async () => {
+    const { counted, wrap } = countedReads(engine);
+    const { driver, table, feed, writer, origin } = await freshApp(
+      engine,
+      { maxListeners: { perCaller: 50 }, replay: { concurrency: 2, maxChanges: 5000 } },
+      { wrap },
+    );
+    // 1,000 changes: five pages of 200 for each replay.
+    await recordChanges(driver, table, feed, 1, 1000);
+    const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(origin, "r", undefined, "0")));
+    expect(streams.map((stream) => stream.response.status)).toEqual(streams.map(() => 200));
+
+    await create(writer, 1, "while the replays run");
+    // The POST was answered while the streams' replays still had reads to make (20 × 5 pages).
+    expect(counted.done).toBeLessThan(100);
+    for (const stream of streams) {
+      const text = await readUntil(stream.response, "while the replays run");
+      stream.close();
+      expect(text.match(/^event: created$/gm)).toHaveLength(1001);
+    }
+    // Two catch-up reads at most, beside the one read the collection's reader makes for the POST's change.
+    expect(counted.most).toBeLessThanOrEqual(3);
+  });
+
+  it("answers reset to a Last-Event-ID further back than the feed replays, and replays one within reach", async () => {
+    const { driver, table, feed, reader } = await freshApp(engine, { replay: { maxChanges: 50 } });
+    await recordChanges(driver, table, feed, 1, 100);
+    const far = await listen(reader, 1, { lastEventId: "0" });
+    const [reset] = await take(far, 1);
+    await far.return?.();
+    expect(reset?.event).toBe("reset");
+    const near = await listen(reader, 1, { lastEventId: "60" });
+    const [replayed] = await take(near, 1);
+    await near.return?.();
+    expect(replayed).toMatchObject({ event: "created", id: "61" });
+  });
+});
+
+/** A stream's text until it holds `marker`. */
+async function readUntil(response: Response, marker: string): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes(marker)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}

@@ -17,7 +17,7 @@ import { listen } from "../../src/live/listen";
 // reads slower than changes come is sent one `lagged` item and let go, and the server keeps no more.
 
 describe("a live collection's listener that reads slower than changes come", () => {
-  it("is sent lagged in place of what it did not read, then ends, and the collection forgets it", async () => {
+  it("is sent lagged, with where it resumes, in place of what it did not read, then ends, and the collection forgets it", async () => {
     const driver = betterSqlite3Driver(new Database(":memory:"));
     const live = sqlLiveStorage(changeFeed({ bufferSize: 3 }), driver, "lagging");
     const write = (n: number) =>
@@ -25,19 +25,21 @@ describe("a live collection's listener that reads slower than changes come", () 
     const view = {
       select: (change: { seq: number }) => `change ${change.seq}`,
       reset: () => "reset",
-      lagged: () => "lagged",
+      lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
+      reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
     };
-    const events = await listen(live.source, undefined, view);
+    const events = await listen(live.source, view);
     await write(1);
     expect(await events.next()).toEqual({ done: false, value: "change 1" });
     // Ten changes while the client reads nothing: the fourth overflows its queue of three.
     for (let n = 2; n <= 11; n++) await write(n);
     // The collection's reader reads them once woken; a generous pause lets it offer all ten first.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await events.next()).toEqual({ done: false, value: "lagged" });
+    // It was sent change 1: that is where it goes on from.
+    expect(await events.next()).toEqual({ done: false, value: "lagged after 1" });
     expect(await events.next()).toEqual({ done: true, value: undefined });
     // A new listener starts from the head: the lagged one holds nothing back.
-    const fresh = await listen(live.source, undefined, view);
+    const fresh = await listen(live.source, view);
     await write(12);
     expect(await fresh.next()).toEqual({ done: false, value: "change 12" });
     await fresh.return?.();

@@ -91,6 +91,12 @@ export class TenantChanges extends SqlChangesEndpoint {
     const { tenant } = (await this.getPrincipal()) as { tenant: number };
     return { filters: [...filters.filters, { field: "projectId", operator: "EQ", value: tenant }] };
   }
+
+  // A tenant's listeners count against the tenant's bound, wherever they connect from.
+  override async listenerKey(): Promise<string> {
+    const { tenant } = (await this.getPrincipal()) as { tenant: number };
+    return `tenant:${tenant}`;
+  }
 }
 
 /** How an app of `tasksApp` differs: its router's error format, and listeners' keys revoked since they connected. */
