@@ -58,11 +58,16 @@ export async function listen<Session, T>(
   const listener = new Listener(collection, view, feed, slot);
   try {
     await collection.add(listener);
+    if (after === undefined) {
+      // From now: where the collection's reader stands, with no read of its own.
+      listener.startLive(collection.position, false);
+      return listener;
+    }
     const { oldest, newest } = await catchUpRead(feed, session, () => log.bounds(session, source.collection));
     const missed =
-      after !== undefined &&
-      (after > newest || (after < newest && (oldest > after + 1 || newest - after > feed.replay.maxChanges)));
-    listener.startAt(after === undefined || missed ? newest : after, missed);
+      after > newest || (after < newest && (oldest > after + 1 || newest - after > feed.replay.maxChanges));
+    if (missed) listener.startLive(collection.position, true);
+    else listener.catchUpFrom(after);
   } catch (error) {
     await listener.return();
     throw error;
@@ -108,6 +113,11 @@ class LiveCollection<Session> {
     // Watching began before the head was read, so no wake between the two is lost; it stops with the last listener.
     await this.started?.catch(() => {});
     await this.stopWatching?.().catch(() => {});
+  }
+
+  /** The newest change this reader has offered: a listener that starts here misses none of what it offers next. */
+  get position(): number {
+    return this.readSeq;
   }
 
   /** The log after `seq`, at most `limit` changes: a page of this reader's, or of a listener catching up from its own position. */
@@ -163,9 +173,9 @@ class LiveCollection<Session> {
 }
 
 /**
- * One client's stream of changes. It starts by catching up from its own position in the log (what
- * `Last-Event-ID` names, else the head), reading a page no larger than its buffer each time its client
- * has taken what it was given, then takes what the collection's reader offers. Its queue is bounded by
+ * One client's stream of changes. With a `Last-Event-ID`, it starts by catching up from there, reading
+ * the log a page no larger than its buffer each time its client has taken what it was given; it takes
+ * what the collection's reader offers once caught up, or from the start without one. Its queue is bounded by
  * the feed's `bufferSize`: a client that reads slower is sent `lagged` with the id it was last sent, and
  * let go. After the feed's `lifetimeMs` it ends with `reconnect`, so the client comes back through the
  * route's authentication.
@@ -201,11 +211,26 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     return this;
   }
 
-  /** Where the listener starts; `missed`: the position it asked for is no longer (or too far back) in the log. */
-  startAt(seq: number, missed: boolean): void {
+  /** Starts by reading the log after `seq` (a `Last-Event-ID`) itself. */
+  catchUpFrom(seq: number): void {
+    this.start(seq);
+  }
+
+  /**
+   * Starts with what the collection's reader offers after `seq`, its position; `missed`: the position the
+   * client asked for is no longer (or too far back) in the log, so it is told to list again first.
+   */
+  startLive(seq: number, missed: boolean): void {
+    this.catchingUp = false;
+    // Offered before the start: at or below the reader's position, so none is the listener's.
+    this.offeredDuringRead.length = 0;
+    this.start(seq);
+    if (missed) this.enqueue(this.view.reset(), seq);
+  }
+
+  private start(seq: number): void {
     this.cursor = seq;
     this.sent = seq;
-    if (missed) this.enqueue(this.view.reset(), seq);
     // Between 80 % and 100 % of the lifetime: streams opened together (after a deploy) come back spread out.
     const lifetimeMs = this.feed.lifetimeMs * (0.8 + 0.2 * Math.random());
     this.lifetime = setTimeout(() => this.expire(), lifetimeMs);

@@ -135,10 +135,11 @@ async function openOnceFreed(origin: string, key: string, path?: string) {
  * (synchronous) each first waits 20 ms, so reads overlap as they do on a networked engine.
  */
 function countedReads(engine: { name: string }) {
-  const counted = { running: 0, most: 0, done: 0 };
+  const counted = { running: 0, most: 0, done: 0, any: 0 };
   const wrap = (driver: SqlDriver): SqlDriver => ({
     ...driver,
     async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+      if (sql.includes(CHANGES_TABLE)) counted.any++;
       if (!sql.includes(CHANGES_TABLE) || !sql.includes("ORDER BY")) return driver.query<T>(sql, params);
       counted.running++;
       counted.most = Math.max(counted.most, counted.running);
@@ -237,6 +238,23 @@ describe.each(engines)("a live collection on $name under a listener flood", (eng
     }
     // Two catch-up reads at most, beside the one read the collection's reader makes for the POST's change.
     expect(counted.most).toBeLessThanOrEqual(3);
+  });
+
+  it("opens a stream without Last-Event-ID with no read of the log of its own, so no replay's turn holds it back", async () => {
+    const { counted, wrap } = countedReads(engine);
+    const { origin, writer } = await freshApp(engine, {}, { wrap });
+    // The first listener of a collection starts its reader, which reads where the log stands.
+    const first = await openStream(origin, "r");
+    const before = counted.any;
+    const more = await Promise.all(Array.from({ length: 10 }, () => openStream(origin, "r")));
+    expect(more.map((stream) => stream.response.status)).toEqual(more.map(() => 200));
+    expect(counted.any).toBe(before);
+    // Each still hears what is written after it opened.
+    await create(writer, 1, "heard by all");
+    for (const stream of [first, ...more]) {
+      expect(await readUntil(stream.response, "heard by all")).toContain("event: created");
+      stream.close();
+    }
   });
 
   it("answers reset to a Last-Event-ID further back than the feed replays, and replays one within reach", async () => {
