@@ -1,6 +1,7 @@
 import { STREAM_HEARTBEAT, type StreamHeartbeat } from "../core/route/respond";
 import type { ChangeFeed } from "./feed";
 import { catchUpRead, type ListenerSlot } from "./limits";
+import { SentQueue } from "./queue";
 import type { ChangeBroker, ChangeLog, RecordedChange } from "./types";
 
 /** Changes read from the log at once, by the collection's reader and by a listener catching up (at most its buffer). */
@@ -190,9 +191,7 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   private readonly offeredDuringRead: RecordedChange[] = [];
   /** Whether an offer found `offeredDuringRead` full: the catch-up then reads on instead of trusting it. */
   private droppedDuringRead = false;
-  private readonly queue: T[] = [];
-  /** Beside each queued item, the seq its sending leaves the client at. */
-  private readonly queuedSeqs: number[] = [];
+  private readonly queue = new SentQueue<T>();
   /** The `next()` waiting for an item, while one waits. */
   private waiting: Waiting<T> | undefined;
   private failure: unknown;
@@ -270,8 +269,9 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
       }
     }
     if (this.queue.length > 0) {
-      this.sent = this.queuedSeqs.shift()!;
-      return { done: false, value: this.queue.shift()! };
+      const value = this.queue.shift();
+      this.sent = this.queue.lastSeq;
+      return { done: false, value };
     }
     if (this.failure !== undefined) {
       const failure = this.failure;
@@ -301,8 +301,7 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   async return(): Promise<IteratorResult<T | StreamHeartbeat>> {
     if (!this.done) {
       this.done = true;
-      this.queue.length = 0;
-      this.queuedSeqs.length = 0;
+      this.queue.clear();
       clearTimeout(this.lifetime);
       this.slot?.release();
       this.settle();
@@ -357,12 +356,10 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
       resolve({ done: false, value: item });
       return;
     }
-    this.queue.push(item);
-    this.queuedSeqs.push(seq);
+    this.queue.push(item, seq);
     if (this.queue.length > this.feed.bufferSize) {
       // Memory stays bounded: what is queued is dropped for the one notice, which says where the client resumes.
-      this.queue.length = 0;
-      this.queuedSeqs.length = 0;
+      this.queue.clear();
       this.finish(this.view.lagged(this.sent), this.sent);
     }
   }
@@ -383,8 +380,7 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
       this.sent = seq;
       resolve({ done: false, value: notice });
     } else {
-      this.queue.push(notice);
-      this.queuedSeqs.push(seq);
+      this.queue.push(notice, seq);
     }
     void this.collection.remove(this as Listener<unknown>);
   }
