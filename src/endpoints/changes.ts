@@ -154,6 +154,8 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
    */
   async listenerKey(): Promise<string | undefined> {
     const { router } = this.params;
+    // Built by hand (a unit test), an endpoint has no router to read the request from.
+    if (!router) return undefined;
     const request = router.getRequest(this.args);
     const address = clientIp({
       request,
@@ -217,7 +219,10 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
       },
       reset: () => ({
         event: "reset",
-        data: { message: "Changes were missed (older than the log keeps): list the collection again" },
+        data: {
+          message:
+            "Changes were missed (older than the log keeps, or than the feed replays): list the collection again",
+        },
       }),
       lagged: (resumeAfter) => ({
         event: "lagged",
