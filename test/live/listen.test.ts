@@ -46,6 +46,32 @@ describe("a live collection's listener that reads slower than changes come", () 
   });
 });
 
+describe("a live collection's listener that lags before it has read anything", () => {
+  it("is sent lagged with where it started, and a listener from there gets every change once", async () => {
+    const driver = betterSqlite3Driver(new Database(":memory:"));
+    const live = sqlLiveStorage(changeFeed({ bufferSize: 5 }), driver, "lagging-early");
+    const burst = Array.from({ length: 20 }, (_, n) => ({ kind: "created" as const, row: { n }, before: null }));
+    const view = {
+      select: (change: { seq: number }) => `change ${change.seq}`,
+      reset: () => "reset",
+      lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
+      reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
+    };
+    const events = await listen(live.source, view);
+    // Twenty changes at once, before the client asked for its first: its queue of five overflows.
+    await recordedWrite(live, async () => ({ result: null, changes: burst }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await events.next()).toEqual({ done: false, value: "lagged after 0" });
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    // From there, a page of at most five at a time: nothing lost, nothing twice, no lag.
+    const resumed = await listen(live.source, view, { after: 0 });
+    const received = [];
+    for (let n = 0; n < 20; n++) received.push((await resumed.next()).value);
+    await resumed.return?.();
+    expect(received).toEqual(Array.from({ length: 20 }, (_, n) => `change ${n + 1}`));
+  });
+});
+
 describe("a change's row, read back from the log", () => {
   it("reaches the model's serializer decoded as the Read endpoint reads it: a date as a Date", async () => {
     const driver = betterSqlite3Driver(new Database(":memory:"));
