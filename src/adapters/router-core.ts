@@ -52,6 +52,11 @@ export abstract class RouterCore implements RouteHost {
   abstract getBindings(args: unknown[]): Record<string, unknown> | undefined;
   /** A call's request, as the core reads it: a plain function, which a route's handler holds and calls itself. */
   abstract readonly incomingOf: (args: unknown[]) => IncomingRequest;
+
+  /** The client's address as the runtime gives it for a call (the socket's, Bun's `requestIP`, Deno's `remoteAddr`). */
+  clientAddress(args: unknown[]): string | undefined {
+    return this.incomingOf(args).clientAddress();
+  }
   /**
    * What the router's `fetch` was given after the Request for a call (itty-router hands them on as they
    * are): a request the app builds itself is dispatched again with them (`specroute/mcp`'s tool calls).

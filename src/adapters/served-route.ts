@@ -11,7 +11,7 @@ import type { EnvPredicate, OpenAPIRouteSchema } from "../core/schema-types";
 import type { ResolvedRouterOptions } from "./options";
 
 /** What a route needs of the router it is registered on (the router core); its endpoint sees it as an `EndpointHost`. */
-export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlParams" | "getBindings"> {
+export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlParams" | "getBindings" | "clientAddress"> {
   readonly options: ResolvedRouterOptions;
   /** The router's `hidden` option as predicates. */
   readonly hiddenPredicates: readonly EnvPredicate[];

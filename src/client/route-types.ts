@@ -425,7 +425,9 @@ export type ChangeEventOf<Meta> =
       id: string;
       data: { object: SerializedOf<Meta>; etag?: string };
     }
-  | { event: "reset" | "lagged"; id?: undefined; data: { message: string } }
+  | { event: "reset"; id?: undefined; data: { message: string } }
+  /** The last event of a stream: reconnect with its `id` as `Last-Event-ID`. */
+  | { event: "lagged" | "reconnect"; id: string; data: { message: string } }
   | { event: "error"; id?: undefined; data: ErrorEnvelope };
 
 type CrudAnswer<Kind, Meta, I> = Kind extends "changes"

@@ -1,10 +1,18 @@
 import { z } from "zod";
+import { addressKey } from "../core/ops/client-address";
 import type { StreamHeartbeat } from "../core/route/respond";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
-import { errorEnvelopeSchema, InputValidationException, problemBodySchema } from "../errors/exceptions";
+import {
+  errorEnvelopeSchema,
+  InputValidationException,
+  problemBodySchema,
+  TooManyRequestsException,
+} from "../errors/exceptions";
 import type { ChangeFeed } from "../live/feed";
+import { admitListener } from "../live/limits";
 import { type ChangeSource, type ListenerView, listen } from "../live/listen";
 import type { ChangeKind, RecordedChange } from "../live/types";
+import { automatic } from "../openapi/automatic-responses";
 import { isZodSchema, membersOf } from "../schema";
 import { ModelEndpoint } from "./base";
 import {
@@ -21,8 +29,11 @@ import type { FilterCondition, Filters } from "./types";
 
 /** One event of a changes stream, as the handler yields it and the document declares it. */
 export interface ChangeEvent {
-  event: ChangeKind | "reset" | "lagged";
-  /** The change's place in the collection's log: what a reconnecting client sends back as `Last-Event-ID`. */
+  event: ChangeKind | "reset" | "lagged" | "reconnect";
+  /**
+   * The change's place in the collection's log: what a reconnecting client sends back as `Last-Event-ID`.
+   * `lagged` and `reconnect` carry the place the client goes on from.
+   */
   id?: string;
   data: { object: object; etag?: string } | { message: string };
 }
@@ -33,8 +44,12 @@ export interface ChangeEvent {
  * from the `Last-Event-ID` a reconnecting client sends. A listener sees exactly what the List endpoint
  * with the same filters would show it: the path's keys, `filterFields` and `filterOperators` as
  * query parameters, the route's security, and `before(filters)` to narrow them per principal. An update
- * that takes an object out of the filters arrives as `deleted`, one that brings it in as `created`.
- * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly.
+ * that takes an object out of the filters arrives as `deleted`, carrying the object as it was before the
+ * update (never what it became), one that brings it in as `created`.
+ * `reset` says changes were missed (list again); `lagged` ends a stream whose client reads too slowly,
+ * and `reconnect` one that reached the feed's `lifetimeMs`, each with the id to reconnect with, so a
+ * reconnect is authenticated again. A caller (`listenerKey()`) holds at most `maxListeners.perCaller`
+ * streams at once, a process `perProcess`: past either, 429.
  * The storage's subclass supplies `changeSource()` (SqlChangesEndpoint). Like List, it is scoped by every
  * URL parameter that is a model field, and by the keys a mount supplies that `pathParameters` names
  * before the object's own: share the collection's Meta, which names one object's full path.
@@ -97,6 +112,7 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
       },
       responses: {
         ...responses,
+        ...automatic(TooManyRequestsException.schema()),
         "200": {
           description: "The collection's changes as they happen, as Server-Sent Events",
           // The error event carries the body an error response of this router would.
@@ -130,10 +146,34 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
     throw new Error(`${this.constructor.name} has no storage: extend SqlChangesEndpoint, or implement changeSource()`);
   }
 
+  /**
+   * Whom a listener counts against for the feed's `maxListeners.perCaller`: by default the client's
+   * address as the runtime gives it (IPv6 by /64); override it to count by principal. `undefined` counts it in the process's bound only.
+   *
+   * @example
+   * override async listenerKey() {
+   *   return `user:${(await this.getPrincipal()).id}`;
+   * }
+   */
+  async listenerKey(): Promise<string | undefined> {
+    // Built by hand (a unit test), an endpoint has no router to read the request from.
+    const given = this.params.router?.clientAddress(this.args);
+    // No address known: undefined, as one shared key would let any client fill it for everyone.
+    return given === undefined ? undefined : addressKey(given);
+  }
+
   async handle(..._args: HandleArgs): Promise<AsyncIterable<ChangeEvent | StreamHeartbeat>> {
-    const filters = await this.before(await this.getFilters());
-    const source = await this.changeSource();
-    return listen(source, await this.lastEventId(), this.viewOf(rowMatcher(filters.filters)));
+    // Counted first, so a caller past its bound costs no filters and no read.
+    const slot = admitListener(this.feed, await this.listenerKey());
+    try {
+      const filters = await this.before(await this.getFilters());
+      const source = await this.changeSource();
+      const after = await this.lastEventId();
+      return await listen(source, this.viewOf(rowMatcher(filters.filters)), { after, slot });
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
   }
 
   /** The `Last-Event-ID` a reconnecting client sent, as a seq. */
@@ -166,18 +206,28 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
         const row = this.decodeChangeRow(change.row);
         const now = matches(row);
         if (change.kind !== "updated") return now ? event(change.kind, change, row) : null;
-        const before = change.before === null ? now : matches(this.decodeChangeRow(change.before));
-        if (before && now) return event("updated", change, row);
-        if (now) return event("created", change, row);
-        return before ? event("deleted", change, row) : null;
+        if (change.before === null) return now ? event("updated", change, row) : null;
+        const before = this.decodeChangeRow(change.before);
+        if (!matches(before)) return now ? event("created", change, row) : null;
+        // A row that left the filters is told as the listener could see it: what it became is another's.
+        return now ? event("updated", change, row) : event("deleted", change, before);
       },
       reset: () => ({
         event: "reset",
-        data: { message: "Changes were missed (older than the log keeps): list the collection again" },
+        data: {
+          message:
+            "Changes were missed (older than the log keeps, or than the feed replays): list the collection again",
+        },
       }),
-      lagged: () => ({
+      lagged: (resumeAfter) => ({
         event: "lagged",
+        id: String(resumeAfter),
         data: { message: "This client read changes slower than they came: reconnect with Last-Event-ID" },
+      }),
+      reconnect: (resumeAfter) => ({
+        event: "reconnect",
+        id: String(resumeAfter),
+        data: { message: "This stream reached its lifetime: reconnect with Last-Event-ID" },
       }),
     };
   }
@@ -201,14 +251,25 @@ function changeEventSchema(meta: ResolvedMeta, problemDetails: boolean): z.ZodTy
         }),
       })
       .describe(description);
-  const notice = (kind: "reset" | "lagged", description: string) =>
-    z.object({ event: z.literal(kind), data: z.object({ message: z.string() }) }).describe(description);
+  const notice = (kind: "reset" | "lagged" | "reconnect", description: string, resumes: boolean) =>
+    z
+      .object({
+        event: z.literal(kind),
+        ...(resumes ? { id: z.string().describe("Where the client goes on from; send it back as Last-Event-ID") } : {}),
+        data: z.object({ message: z.string() }),
+      })
+      .describe(description);
   return z.union([
     change("created", "An object was created, or an update brought it into the filters"),
     change("updated", "An object changed and still meets the filters"),
-    change("deleted", "An object was deleted, or an update took it out of the filters"),
-    notice("reset", "Changes were missed: list the collection again; the stream goes on from now"),
-    notice("lagged", "The last event of a client that read too slowly; reconnect with Last-Event-ID"),
+    change("deleted", "An object was deleted, or an update took it out of the filters: the object as it was before"),
+    notice("reset", "Changes were missed: list the collection again; the stream goes on from now", false),
+    notice("lagged", "The last event of a client that read too slowly; reconnect with its id as Last-Event-ID", true),
+    notice(
+      "reconnect",
+      "The last event of a stream that reached its lifetime; reconnect with its id as Last-Event-ID",
+      true,
+    ),
     z
       .object({ event: z.literal("error"), data: problemDetails ? problemBodySchema : errorEnvelopeSchema })
       .describe("The last event of a stream that failed part-way (the database went away): reconnect"),

@@ -1,139 +1,27 @@
 import Database from "better-sqlite3";
-import mysql from "mysql2/promise";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  betterSqlite3Driver,
-  type ChangeFeedOptions,
-  mysql2Driver,
-  pgDriver,
-  recordedWrite,
-  type SqlDriver,
-  sqlLiveStorage,
-} from "../../src";
+import { betterSqlite3Driver, recordedWrite, sqlLiveStorage } from "../../src";
 import { createClient } from "../../src/client";
-import { mariadbDialect } from "../../src/sql";
-import { documentErrors, listenOnLoopback } from "../helpers";
+import { documentErrors } from "../helpers";
+import {
+  closeLiveApps,
+  create,
+  engines,
+  freshApp,
+  freshTable,
+  listen,
+  pgUrl,
+  serveTasks,
+  take,
+  update,
+} from "./http-app";
 import { createTable, type TasksRouter, tasksApp } from "./tasks-app";
-
-/** A table of its own per app, so apps on the shared PostgreSQL database never meet. */
-let tables = 0;
 
 // A live collection over real HTTP: writes through the auto endpoints record their changes, and a
 // changes endpoint streams them to listeners as Server-Sent Events, on SQLite and on PostgreSQL (where
 // a second pool stands in for a second process: its listeners hear the first one's writes by NOTIFY).
 
-const servers: Array<{ close(): Promise<void> }> = [];
-const closers: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const server of servers.splice(0)) await server.close();
-  for (const close of closers.splice(0)) await close();
-});
-
-async function serve(driver: SqlDriver, table: string, feedOptions?: ChangeFeedOptions) {
-  const { app, feed } = tasksApp(driver, table, feedOptions);
-  const server = await listenOnLoopback((request, env) => app.fetch(request, env));
-  servers.push(server);
-  const writer = createClient<TasksRouter>(server.origin, { headers: { "x-key": "w" } });
-  const reader = createClient<TasksRouter>(server.origin, { headers: { "x-key": "r" } });
-  return { origin: server.origin, writer, reader, feed };
-}
-
-type Client = Awaited<ReturnType<typeof serve>>["writer"];
-
-async function create(writer: Client, projectId: number, title: string, done = false): Promise<number> {
-  const answer = await writer.post("/projects/:projectId/tasks", { param: { projectId }, json: { title, done } });
-  if (!answer.ok) throw new Error(`create answered ${answer.status}`);
-  return answer.data.result.id;
-}
-
-async function update(writer: Client, projectId: number, id: number, json: { title?: string; done?: boolean }) {
-  const answer = await writer.patch("/projects/:projectId/tasks/:id", { param: { projectId, id }, json });
-  if (!answer.ok) throw new Error(`update answered ${answer.status}`);
-}
-
-/** The next `count` events of a stream (heartbeats are comments, which the client skips). */
-async function take<T>(events: AsyncIterator<T>, count: number): Promise<T[]> {
-  const taken: T[] = [];
-  while (taken.length < count) {
-    const next = await events.next();
-    if (next.done) break;
-    taken.push(next.value);
-  }
-  return taken;
-}
-
-/** One listener of project `projectId`, with `headers` (a `Last-Event-ID`) and `done` as the filter. */
-async function listen(reader: Client, projectId: number, options: { done?: boolean; lastEventId?: string } = {}) {
-  const answer = await reader.get("/projects/:projectId/tasks/changes", {
-    param: { projectId },
-    ...(options.done === undefined ? {} : { query: { done: options.done } }),
-    ...(options.lastEventId === undefined ? {} : { header: { "Last-Event-ID": options.lastEventId } }),
-  });
-  if (!answer.ok) throw new Error(`listening answered ${answer.status}`);
-  return answer.data[Symbol.asyncIterator]();
-}
-
-const engines: Array<{ name: string; open(): Promise<{ driver: SqlDriver; second?: SqlDriver }> }> = [
-  {
-    name: "SQLite (better-sqlite3)",
-    async open() {
-      const db = new Database(":memory:");
-      closers.push(() => {
-        db.close();
-      });
-      return { driver: betterSqlite3Driver(db) };
-    },
-  },
-];
-const pgUrl = process.env.SPECROUTE_PG_URL;
-const mysqlUrl = process.env.SPECROUTE_MYSQL_URL;
-if (mysqlUrl) {
-  let pool: SqlDriver | undefined;
-  engines.push({
-    name: "MariaDB/MySQL",
-    async open() {
-      if (!pool) {
-        const driver = mysql2Driver(mysql.createPool({ uri: mysqlUrl, connectionLimit: 4 }), {
-          dialect: mariadbDialect,
-        });
-        closers.push(() => driver.close!());
-        pool = driver;
-      }
-      return { driver: pool };
-    },
-  });
-}
-if (pgUrl) {
-  // One pair of pools for the whole file: PostgreSQL's connections are shared with every suite running at once.
-  let pools: { driver: SqlDriver; second: SqlDriver } | undefined;
-  engines.push({
-    name: "PostgreSQL",
-    async open() {
-      if (!pools) {
-        pools = {
-          driver: pgDriver(new pg.Pool({ connectionString: pgUrl, max: 4 })),
-          second: pgDriver(new pg.Pool({ connectionString: pgUrl, max: 4 })),
-        };
-        const { driver, second } = pools;
-        // close(), not the pool's end(): it gives back the connection a listen holds first.
-        closers.push(
-          () => driver.close!(),
-          () => second.close!(),
-        );
-      }
-      return pools;
-    },
-  });
-}
-
-/** The tasks API over a table of its own on `engine`, served over HTTP; `driver` and `table` for statements of the test's own. */
-async function freshApp(engine: (typeof engines)[number], feedOptions?: ChangeFeedOptions) {
-  const { driver } = await engine.open();
-  const table = `live_tasks_${process.pid}_${++tables}`;
-  await createTable(driver, table);
-  return { driver, table, ...(await serve(driver, table, feedOptions)) };
-}
+afterAll(closeLiveApps);
 
 describe.each(engines)("a live collection on $name", (engine) => {
   it("streams each write through the auto endpoints to a listener, in order, as the Read endpoint serializes it", async () => {
@@ -166,7 +54,11 @@ describe.each(engines)("a live collection on $name", (engine) => {
     await open.return?.();
     expect(heard.map((event) => [event.event, event.data])).toEqual([
       ["created", expect.objectContaining({ object: expect.objectContaining({ id, done: false }) })],
-      ["deleted", expect.objectContaining({ object: expect.objectContaining({ id, done: true }) })],
+      // Out of the filter: the object as the listener could see it, before the update.
+      [
+        "deleted",
+        expect.objectContaining({ object: expect.objectContaining({ id, title: "Open task", done: false }) }),
+      ],
       [
         "created",
         expect.objectContaining({ object: expect.objectContaining({ id, title: "Still done", done: false }) }),
@@ -288,8 +180,17 @@ describe("a changes endpoint in the document", () => {
         "deleted",
         "reset",
         "lagged",
+        "reconnect",
         "error",
       ]);
+      // The notices that end a stream carry the id to go on from.
+      const required = (kind: string) =>
+        items.anyOf.find((item: any) => (item.properties.event.const ?? item.properties.event.enum?.[0]) === kind)
+          .required;
+      expect(required("lagged")).toContain("id");
+      expect(required("reconnect")).toContain("id");
+      expect(required("reset")).not.toContain("id");
+      expect(Object.keys(operation.responses)).toContain("429");
     }
   });
 });
@@ -316,10 +217,10 @@ describe("a changes endpoint's error event", () => {
 describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process and heard by another", () => {
   it("wakes the listeners of a second pool by NOTIFY when the first one's write commits", async () => {
     const { driver, second } = await engines.find((engine) => engine.name === "PostgreSQL")!.open();
-    const table = `live_tasks_${process.pid}_${++tables}`;
+    const table = freshTable();
     await createTable(driver, table);
-    const here = await serve(driver, table);
-    const there = await serve(second!, table);
+    const here = await serveTasks(driver, table);
+    const there = await serveTasks(second!, table);
     const events = await listen(there.reader, 7);
     for (let n = 0; n < 20; n++) await create(here.writer, 7, `task ${n}`);
     const heard = await take(events, 20);

@@ -17,7 +17,7 @@ import { listen } from "../../src/live/listen";
 // reads slower than changes come is sent one `lagged` item and let go, and the server keeps no more.
 
 describe("a live collection's listener that reads slower than changes come", () => {
-  it("is sent lagged in place of what it did not read, then ends, and the collection forgets it", async () => {
+  it("is sent lagged, with where it resumes, in place of what it did not read, then ends, and the collection forgets it", async () => {
     const driver = betterSqlite3Driver(new Database(":memory:"));
     const live = sqlLiveStorage(changeFeed({ bufferSize: 3 }), driver, "lagging");
     const write = (n: number) =>
@@ -25,22 +25,50 @@ describe("a live collection's listener that reads slower than changes come", () 
     const view = {
       select: (change: { seq: number }) => `change ${change.seq}`,
       reset: () => "reset",
-      lagged: () => "lagged",
+      lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
+      reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
     };
-    const events = await listen(live.source, undefined, view);
+    const events = await listen(live.source, view);
     await write(1);
     expect(await events.next()).toEqual({ done: false, value: "change 1" });
     // Ten changes while the client reads nothing: the fourth overflows its queue of three.
     for (let n = 2; n <= 11; n++) await write(n);
     // The collection's reader reads them once woken; a generous pause lets it offer all ten first.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await events.next()).toEqual({ done: false, value: "lagged" });
+    // It was sent change 1: that is where it goes on from.
+    expect(await events.next()).toEqual({ done: false, value: "lagged after 1" });
     expect(await events.next()).toEqual({ done: true, value: undefined });
     // A new listener starts from the head: the lagged one holds nothing back.
-    const fresh = await listen(live.source, undefined, view);
+    const fresh = await listen(live.source, view);
     await write(12);
     expect(await fresh.next()).toEqual({ done: false, value: "change 12" });
     await fresh.return?.();
+  });
+});
+
+describe("a live collection's listener that lags before it has read anything", () => {
+  it("is sent lagged with where it started, and a listener from there gets every change once", async () => {
+    const driver = betterSqlite3Driver(new Database(":memory:"));
+    const live = sqlLiveStorage(changeFeed({ bufferSize: 5 }), driver, "lagging-early");
+    const burst = Array.from({ length: 20 }, (_, n) => ({ kind: "created" as const, row: { n }, before: null }));
+    const view = {
+      select: (change: { seq: number }) => `change ${change.seq}`,
+      reset: () => "reset",
+      lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
+      reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
+    };
+    const events = await listen(live.source, view);
+    // Twenty changes at once, before the client asked for its first: its queue of five overflows.
+    await recordedWrite(live, async () => ({ result: null, changes: burst }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await events.next()).toEqual({ done: false, value: "lagged after 0" });
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    // From there, a page of at most five at a time: nothing lost, nothing twice, no lag.
+    const resumed = await listen(live.source, view, { after: 0 });
+    const received = [];
+    for (let n = 0; n < 20; n++) received.push((await resumed.next()).value);
+    await resumed.return?.();
+    expect(received).toEqual(Array.from({ length: 20 }, (_, n) => `change ${n + 1}`));
   });
 });
 

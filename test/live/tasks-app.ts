@@ -38,11 +38,14 @@ export async function createTable(driver: SqlDriver, table: string): Promise<voi
 }
 
 const writeKey = apiKeyAuth({ in: "header", name: "X-Key", verify: (key) => (key === "w" ? { role: "w" } : null) });
-const readKey = apiKeyAuth({
-  in: "header",
-  name: "X-Key",
-  verify: (key) => (key === "w" || key === "r" ? { role: key } : null),
-});
+/** The key "r" (or "w") reads, unless it is in `revoked`. */
+const readKeyOf = (revoked: ReadonlySet<string>) =>
+  apiKeyAuth({
+    in: "header",
+    name: "X-Key",
+    verify: (key) => ((key === "w" || key === "r") && !revoked.has(key) ? { role: key } : null),
+  });
+const readKey = readKeyOf(new Set());
 
 /** A Meta of the tasks of `table`, live on `feed`; a task belongs to a project, as in the example. */
 function metaOf(table: string, feed: ChangeFeed) {
@@ -71,12 +74,14 @@ export class TaskChanges extends SqlChangesEndpoint {
   filterFields = ["done"];
 }
 
-/** Every task of the caller's tenant (a project): the key "t<n>" is project n's, and `before` narrows the feed to it. */
-const tenantKey = apiKeyAuth({
-  in: "header",
-  name: "X-Key",
-  verify: (key) => (/^t\d+$/.test(key) ? { tenant: Number(key.slice(1)) } : null),
-});
+/** Every task of the caller's tenant (a project): the key "t<n>" is project n's (unless revoked), and `before` narrows the feed to it. */
+const tenantKeyOf = (revoked: ReadonlySet<string>) =>
+  apiKeyAuth({
+    in: "header",
+    name: "X-Key",
+    verify: (key) => (/^t\d+$/.test(key) && !revoked.has(key) ? { tenant: Number(key.slice(1)) } : null),
+  });
+const tenantKey = tenantKeyOf(new Set());
 
 export class TenantChanges extends SqlChangesEndpoint {
   _meta = { ...shapeMeta, pathParameters: ["id"] };
@@ -86,6 +91,19 @@ export class TenantChanges extends SqlChangesEndpoint {
     const { tenant } = (await this.getPrincipal()) as { tenant: number };
     return { filters: [...filters.filters, { field: "projectId", operator: "EQ", value: tenant }] };
   }
+
+  // A tenant's listeners count against the tenant's bound, wherever they connect from.
+  override async listenerKey(): Promise<string> {
+    const { tenant } = (await this.getPrincipal()) as { tenant: number };
+    return `tenant:${tenant}`;
+  }
+}
+
+/** How an app of `tasksApp` differs: its router's error format, and listeners' keys revoked since they connected. */
+export interface TasksAppOptions {
+  errorFormat?: "envelope" | "problem";
+  /** Keys refused from now on ("r", "t1", ...): read at each request, so adding one revokes it. */
+  revokedKeys?: ReadonlySet<string>;
 }
 
 /**
@@ -96,7 +114,7 @@ export function tasksApp(
   database: SqlDriver | { binding: string },
   table: string,
   feedOptions: ChangeFeedOptions = {},
-  routerOptions: { errorFormat?: "envelope" | "problem" } = {},
+  { revokedKeys = new Set(), ...routerOptions }: TasksAppOptions = {},
 ) {
   const feed = changeFeed(feedOptions);
   const meta = metaOf(table, feed);
@@ -131,6 +149,7 @@ export function tasksApp(
       class extends TaskChanges {
         override _meta = meta;
         override dbName = binding;
+        override schema = { auth: readKeyOf(revokedKeys) };
       } as typeof TaskChanges,
     )
     .get(
@@ -138,6 +157,7 @@ export function tasksApp(
       class extends TenantChanges {
         override _meta = { ...meta, pathParameters: ["id"] };
         override dbName = binding;
+        override schema = { auth: tenantKeyOf(revokedKeys) };
       } as typeof TenantChanges,
     );
   return { app, router, feed };

@@ -12,7 +12,8 @@ type Task = {
 };
 type TaskEvent =
   | { event: "created" | "updated" | "deleted"; id: string; data: { object: Task; etag?: string } }
-  | { event: "reset" | "lagged"; id?: undefined; data: { message: string } }
+  | { event: "reset"; id?: undefined; data: { message: string } }
+  | { event: "lagged" | "reconnect"; id: string; data: { message: string } }
   | { event: "error"; id?: undefined; data: ErrorEnvelope };
 
 describe("a streamed answer through the typed client", () => {
@@ -25,6 +26,7 @@ describe("a streamed answer through the typed client", () => {
         if (change.event === "updated")
           expectTypeOf(change.data.object.status).toEqualTypeOf<"todo" | "doing" | "done">();
         if (change.event === "reset") expectTypeOf(change.data.message).toEqualTypeOf<string>();
+        if (change.event === "reconnect") expectTypeOf(change.id).toEqualTypeOf<string>();
         // @ts-expect-error: an event has no members beyond event, id and data
         change.payload;
       }

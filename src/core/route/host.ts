@@ -28,6 +28,12 @@ export interface EndpointHost {
    */
   getBindings(args: unknown[]): any;
   /**
+   * The client's address as the runtime gives it for a request's handler arguments (the socket's under
+   * `@hono/node-server`, Bun's `requestIP`, Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), unparsed;
+   * undefined where the runtime gives none.
+   */
+  clientAddress(args: unknown[]): string | undefined;
+  /**
    * Anything else a chanfana app reads of its router (`routes`, `registry`, `getGeneratedSchema()`), as
    * chanfana typed `params.router` as `any`; specroute's own endpoints read only the members above.
    */
