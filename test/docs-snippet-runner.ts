@@ -1,7 +1,8 @@
 // The program test/docs-snippets.test.ts runs inside the app it installed (copied there as run.ts and
 // started with tsx, cwd the app): it imports every documentation snippet that serves an app, each from a
 // new empty directory, sends each the requests its page shows, and writes what they answered to a file.
-// It imports only what the app has installed: the packed specroute, the snippets' packages, Miniflare.
+// The workerd snippets run in Miniflare, beside this process. It imports only what the app has installed:
+// the packed specroute, the snippets' packages, esbuild and Miniflare.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,11 +76,12 @@ async function main() {
   const logged = captureErrors();
   // workerd runs beside this process: its trials go on while the Node ones run here.
   const workerd = tryInWorkerd(
-    trials.filter((trial) => trial.on === "workerd" && !trial.skip),
+    trials.filter((trial) => trial.on === "workerd"),
     outcomes,
   );
   for (const trial of trials) {
-    if (trial.on !== "workerd" && !trial.skip) await tryInNode(trial, outcomes[trial.name]!, logged);
+    if (trial.on === "workerd") continue;
+    if (!trial.skip) await tryInNode(trial, outcomes[trial.name]!, logged);
     else if (trial.serves) await serveInNode(trial, outcomes[trial.name]!, logged);
   }
   await workerd;
@@ -140,7 +142,7 @@ async function tryInNode(trial: Trial, outcome: Outcome, logged: string[]): Prom
   }
 }
 
-/** Only the document and an unmatched path, in Node: for a snippet whose requests run elsewhere. */
+/** Only the document and an unmatched path: for a snippet left untried (PostgreSQL without a database). */
 async function serveInNode(trial: Trial, outcome: Outcome, logged: string[]): Promise<void> {
   const cwd = process.cwd();
   process.chdir(mkdtempSync(join(tmpdir(), "specroute-snippet-")));
@@ -219,43 +221,40 @@ async function answerOf(response: Response | undefined, expected: unknown): Prom
 }
 
 /**
- * Runs the workerd trials in one Miniflare (one workerd process), a worker each: the snippet bundled as
- * Workers bundles it, an empty D1 of its own bound as DB with the page's migration applied, and
- * LIVE_CHANGES bound to LiveChangesObject where the snippet exports it (as the page's wrangler.jsonc does).
+ * Runs the workerd trials in one Miniflare: one worker, bundled as Wrangler bundles one, serves every
+ * workerd snippet, each at a host of its own (`snippet<i>.localhost`) and with an empty D1 of its own as
+ * its `env.DB`, the page's migration applied; LIVE_CHANGES is bound to LiveChangesObject where a snippet
+ * exports it (as the page's wrangler.jsonc does). One bundle and one worker instead of one a snippet:
+ * workerd compiles specroute, zod and Hono once.
  */
 async function tryInWorkerd(trials: Trial[], outcomes: Record<string, Outcome>): Promise<void> {
   if (trials.length === 0) return;
-  const workerName = (index: number) => `snippet${index}`;
+  const live = trials.some((trial) =>
+    /\bLiveChangesObject\b/.test(readFileSync(join(SRC, `${trial.name}.ts`), "utf8")),
+  );
   let mf: Miniflare | undefined;
   try {
-    const workers = await Promise.all(
-      trials.map(async (trial, index) => {
-        const script = await bundle(trial.name);
-        const exportsLive = /\bLiveChangesObject\b/.test(readFileSync(join(SRC, `${trial.name}.ts`), "utf8"));
-        return {
-          name: workerName(index),
-          modules: true,
-          script,
-          compatibilityDate: "2025-01-01",
-          compatibilityFlags: ["nodejs_compat"],
-          d1Databases: { DB: workerName(index) },
-          durableObjects: exportsLive ? { LIVE_CHANGES: "LiveChangesObject" } : {},
-        };
-      }),
-    );
-    mf = new Miniflare({ workers });
-    await mf.ready;
+    mf = new Miniflare({
+      modules: true,
+      script: await bundleWorker(trials, live),
+      compatibilityDate: "2025-01-01",
+      compatibilityFlags: ["nodejs_compat"],
+      d1Databases: Object.fromEntries(trials.map((_, index) => [`DB${index}`, `snippet${index}`])),
+      durableObjects: live ? { LIVE_CHANGES: "LiveChangesObject" } : {},
+    });
+    const worker = await mf.getWorker();
     await Promise.all(
       trials.map(async (trial, index) => {
         const outcome = outcomes[trial.name]!;
         try {
-          const db = await mf!.getD1Database("DB", workerName(index));
+          const db = await mf!.getD1Database(`DB${index}`);
           for (const statement of trial.migration) await db.prepare(statement).run();
-          const worker = await mf!.getWorker(workerName(index));
-          const fetcher: Fetcher = async (url, init) => (await worker.fetch(url, init as never)) as unknown as Response;
+          const fetcher: Fetcher = async (url, init) =>
+            (await worker.fetch(url.replace("//localhost", `//snippet${index}.localhost`), init as never)) as never;
           await runSteps(trial, fetcher, outcome, async () => {
             throw new Error("`run` is for Node snippets");
           });
+          if (trial.serves) outcome.served = await servedBy(fetcher);
         } catch (err) {
           outcome.error = describe(err);
         }
@@ -268,10 +267,23 @@ async function tryInWorkerd(trials: Trial[], outcomes: Record<string, Outcome>):
   }
 }
 
-/** One ES module of the snippet and what it imports, resolved from the app's node_modules as Wrangler does. */
-async function bundle(name: string): Promise<string> {
+/** The worker: each snippet's app, handed the request for its host with its own D1 as `env.DB`. */
+async function bundleWorker(trials: Trial[], live: boolean): Promise<string> {
+  const entry = [
+    ...trials.map((trial, index) => `import * as snippet${index} from "./${trial.name}.ts";`),
+    live ? `export { LiveChangesObject } from "specroute";` : "",
+    // What the snippet serves: its default export's fetch, else that of the router it exports.
+    "const appOf = (module) => [module.default, ...Object.values(module)].find((value) => typeof value?.fetch === 'function');",
+    `const apps = [${trials.map((_, index) => `appOf(snippet${index})`).join(", ")}];`,
+    "export default {",
+    "  fetch(request, env, ctx) {",
+    "    const index = Number(/^snippet(\\d+)\\./.exec(new URL(request.url).hostname)[1]);",
+    "    return apps[index].fetch(request, { ...env, DB: env['DB' + index] }, ctx);",
+    "  },",
+    "};",
+  ].join("\n");
   const result = await build({
-    entryPoints: [join(SRC, `${name}.ts`)],
+    stdin: { contents: entry, resolveDir: SRC, loader: "js", sourcefile: "workerd-entry.js" },
     bundle: true,
     format: "esm",
     platform: "browser",

@@ -16,8 +16,9 @@
 //       an array's items (as many) matched recursively, or a string the answer's text contains (of a
 //       stream, what arrives within a second). Requests are sent in order, on one app.
 //   on: workerd | postgres
-//       Where the block runs, Node by default. workerd: bundled as Workers bundles it, in Miniflare, with
-//       an empty D1 bound as DB and LIVE_CHANGES bound to LiveChangesObject where the block exports it.
+//       Where the block runs, Node by default. workerd: in Miniflare, bundled (esbuild, as Wrangler does)
+//       into one worker with the other workerd blocks, each at a host of its own with an empty D1 of its
+//       own as env.DB, and LIVE_CHANGES bound to LiveChangesObject where a block exports it.
 //       postgres: Node with DATABASE_URL naming an empty schema of SPECROUTE_PG_URL (not run without it).
 //       Each ```sql block between the block and its comment is the page's migration, applied to the empty
 //       database first.
@@ -148,6 +149,7 @@ function requestStep([line, method, path, sent, status, expected]: string[], sni
     headers = json(body.slice(headersAt + "headers ".length));
     body = body.slice(0, headersAt).trim();
   }
+  if (Number(status) >= 500) throw new Error(`${snippet.at}: a 5xx is never the answer an example describes: ${line}`);
   return {
     method: method!,
     path: path!,
