@@ -2,9 +2,10 @@
 // the packed package, as a new user copies them.
 //
 // A block that serves an app (it `export default`s one, or exports the router fromHono/fromIttyRouter
-// made) is followed on its page by an HTML comment, invisible where the page is rendered, that gives the
-// request the page shows first and the answer it describes; the test sends it and fails where the answer
-// differs, where any answer is a 5xx, and where a serving block has no such comment. One directive a line:
+// made) is followed on its page, before the next ```ts block, by an HTML comment on lines of its own,
+// invisible where the page is rendered: the requests the page shows, the first first, and the answers it
+// describes. The test sends them and fails where an answer differs (a 5xx always does), and where a
+// serving block has no such comment. One directive a line:
 //
 //   <!--
 //   request: POST /projects/1/tasks {"id":1,"title":"Write docs","done":false} headers {"x-api-key":"dev"} → 201 {"result":{"id":1}}
@@ -90,7 +91,7 @@ function snippets(): Snippet[] {
     return blocks.map((match, index) => {
       const end = match.index + match[0].length;
       const after = text.slice(end, blocks[index + 1]?.index ?? text.length);
-      const comment = /<!--\s*((?:request:|on:|run\b)[\s\S]*?)-->/.exec(after);
+      const comment = /^[ \t]*<!--\s*((?:request:|on:|run\b)[\s\S]*?)-->/m.exec(after);
       const before = comment ? after.slice(0, comment.index) : "";
       return {
         name: `${pageOf(file)}/${index + 1}`,
