@@ -3,8 +3,7 @@
 // new empty directory, sends each the requests its page shows, and writes what they answered to a file.
 // The workerd snippets run in Miniflare, beside this process. It imports only what the app has installed:
 // the packed specroute, the snippets' packages, esbuild and Miniflare.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -108,6 +107,13 @@ function describe(value: unknown): string {
 
 /** The snippets' modules, written by the test; each trial changes the cwd, so this is read first. */
 const SRC = join(process.cwd(), "src");
+/** Where each trial gets its empty directory: inside the app, which the test removes. */
+const CWDS = join(process.cwd(), "cwd");
+
+const emptyDirectory = () => {
+  mkdirSync(CWDS, { recursive: true });
+  return mkdtempSync(join(CWDS, "snippet-"));
+};
 const moduleUrl = (name: string) => pathToFileURL(join(SRC, `${name}.ts`)).href;
 
 /** What a module serves: its default export's `fetch`, else that of the router it exports. */
@@ -123,7 +129,7 @@ function fetcherOf(namespace: Record<string, unknown>): Fetcher {
 async function tryInNode(trial: Trial, outcome: Outcome, logged: string[]): Promise<void> {
   const cwd = process.cwd();
   const saved = Object.fromEntries(Object.keys(trial.env).map((key) => [key, process.env[key]]));
-  process.chdir(mkdtempSync(join(tmpdir(), "specroute-snippet-")));
+  process.chdir(emptyDirectory());
   Object.assign(process.env, trial.env);
   logged.length = 0;
   try {
@@ -145,7 +151,7 @@ async function tryInNode(trial: Trial, outcome: Outcome, logged: string[]): Prom
 /** Only the document and an unmatched path: for a snippet left untried (PostgreSQL without a database). */
 async function serveInNode(trial: Trial, outcome: Outcome, logged: string[]): Promise<void> {
   const cwd = process.cwd();
-  process.chdir(mkdtempSync(join(tmpdir(), "specroute-snippet-")));
+  process.chdir(emptyDirectory());
   try {
     outcome.served = await servedBy(fetcherOf(await import(moduleUrl(trial.name))));
   } catch (err) {
