@@ -15,7 +15,8 @@ export default {
   // The machine has two cores shared with other work; `--concurrency 2` when it is idle.
   concurrency: 1,
   timeoutMS: 10_000,
-  tempDirName: ".artifacts/stryker-tmp",
+  // One folder per group, so groups run at once (`--group`) never remove each other's sandbox.
+  tempDirName: `.artifacts/stryker-tmp/${group}`,
   incrementalFile: `.artifacts/mutation/${group}.incremental.json`,
   ignorePatterns: ["/.artifacts", "/bench", "/dist", "/coverage", "/data"],
   reporters: ["clear-text", "progress", "html", "json"],
