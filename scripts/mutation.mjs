@@ -37,6 +37,7 @@ const started = Date.now();
 let failed = false;
 for (const { group, files } of chosen) {
   console.log(`\nmutation: group "${group.name}": ${files.join(", ")}`);
+  if (group.servers) console.log(`mutation: ${group.servers}`);
   rmSync(join(reports, `${group.name}.json`), { force: true });
   const run = spawnSync(
     process.execPath,
