@@ -245,6 +245,37 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       expect((await request("/query?api_key=q-1&other=1")).status).toBe(400);
     });
 
+    it("exempts only a query API key's own name from the unknown-parameter check, not a header key's or a cookie's", async () => {
+      const { router: own, request: call } = harness.make();
+      own.get("/mixed", echo([queryKey, headerKey, cookieKey], true));
+      expect((await call("/mixed?api_key=q-1&page=2")).status).toBe(200);
+      for (const name of ["X-API-Key", "session", "x-api-key"]) {
+        const response = await call(`/mixed?api_key=q-1&${name}=k-1`);
+        expect(response.status, name).toBe(400);
+      }
+    });
+
+    it("hands verify the request and the router's arguments", async () => {
+      const seen: unknown[] = [];
+      const tenantToken = bearerAuth({
+        verify: (token, ctx) => {
+          seen.push(ctx.args.length > 0);
+          return ctx.request.headers.get("x-tenant") === "acme" && token === "t-1" ? { tenant: "acme" } : null;
+        },
+      });
+      const { router: own, request: call } = harness.make();
+      own.get("/tenant", echo(tenantToken));
+      expect(
+        await json(await call("/tenant", { headers: { authorization: "Bearer t-1", "x-tenant": "acme" } })),
+      ).toEqual({
+        principal: { tenant: "acme" },
+      });
+      expect((await call("/tenant", { headers: { authorization: "Bearer t-1", "x-tenant": "other" } })).status).toBe(
+        401,
+      );
+      expect(seen).toEqual([true, true]);
+    });
+
     it("accepts any of several schemes and challenges with all of them", async () => {
       expect(await json(await request("/either", auth("Bearer tok-bob")))).toEqual({ principal: tokens["tok-bob"] });
       expect(await json(await request("/either", { headers: { "x-api-key": "k-1" } }))).toEqual({

@@ -228,6 +228,43 @@ for (const harness of httpHarnesses) {
       }
     });
 
+    it("judges the scheme a route enforces, whatever its requirements name, and a name found nowhere, whatever it enforces", async () => {
+      const securitySchemes = {
+        strayIn: { type: "http", scheme: "basic", in: "header" },
+        strayTls: { type: "mutualTLS", in: "query" },
+        bodyKey: { type: "apiKey", in: "body", name: "k" },
+      };
+      // A document with components but no securitySchemes of its own, mounted above the one that has them.
+      const { router, request } = harness.make({ schema: { components: { schemas: {} } } });
+      const nested = harness.nested();
+      nested.registry.registerComponent("securitySchemes", "strayIn", securitySchemes.strayIn);
+      nested.registry.registerComponent("securitySchemes", "strayTls", securitySchemes.strayTls);
+      nested.registry.registerComponent("securitySchemes", "bodyKey", securitySchemes.bodyKey);
+      const refusedBecause = {
+        "/cookie-documented-as-header": [
+          secured({ auth: sessionCookie, security: [{ headerKey: [] }] }),
+          'its security reads the "sid" cookie',
+        ],
+        "/header-enforced-unknown-named": [
+          secured({ auth: headerKey, security: [{ mystery: [] }] }),
+          'its security names "mystery", a scheme it declares nowhere specroute can see',
+        ],
+        "/stray-in": [secured({ security: [{ strayIn: [] }] }), "its security accepts HTTP Basic credentials"],
+        "/stray-tls": [secured({ security: [{ strayTls: [] }] }), "its security accepts a TLS client certificate"],
+        "/body-key": [secured({ security: [{ bodyKey: [] }] }), "its security names a scheme specroute cannot read"],
+      } as const;
+      for (const [path, [Endpoint]] of Object.entries(refusedBecause)) nested.post(path, Endpoint);
+      router.route("/api", nested);
+      for (const [path, [, because]] of Object.entries(refusedBecause)) {
+        const refused = await request(`/api${path}`, post(note, "text/plain", { ...scripted, cookie: "sid=s-1" }));
+        expect(refused.status, path).toBe(415);
+        expect(await errorsOf(refused), path).toEqual([
+          'Unsupported Content-Type "text/plain": this endpoint accepts application/json; it does not read ' +
+            `text/plain as JSON, because ${because} and a form on another site can post text/plain with the user's credentials`,
+        ]);
+      }
+    });
+
     it("is read where the security travels only as a script sends it: a header key, a bearer token, a public route", async () => {
       const { router, request } = harness.make({
         auth: sessionCookie,
