@@ -55,9 +55,8 @@ export class StatementBuilder {
       case "row": {
         const bound = condition.values.map((value) => this.bind(encode(value)));
         const quoted = condition.columns.map((name) => this.id(name));
-        return quoted.length === 1
-          ? `${quoted[0]} ${condition.operator} ${bound[0]}`
-          : `(${quoted.join(", ")}) ${condition.operator} (${bound.join(", ")})`;
+        // One form for any number of columns: `(a) > (?)` is the plain comparison `a > ?` on every engine.
+        return `(${quoted.join(", ")}) ${condition.operator} (${bound.join(", ")})`;
       }
       case "and":
       case "or":
@@ -72,12 +71,12 @@ export class StatementBuilder {
     if (search.columns.length === 0) return "1 = 0";
     const pattern = containsPattern(search.term);
     const tests = search.columns.map((name) => this.dialect.containsInsensitive(this.id(name), this.bind(pattern)));
-    return tests.length === 1 ? tests[0] : `(${tests.join(" OR ")})`;
+    return `(${tests.join(" OR ")})`;
   }
 
   /** ` WHERE a AND b`, or nothing when there is no condition. */
   where(parts: string[]): string {
-    return parts.length > 0 ? ` ${whereClause(parts)}` : "";
+    return parts.length > 0 ? ` WHERE ${parts.join(" AND ")}` : "";
   }
 }
 

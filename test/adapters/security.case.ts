@@ -245,6 +245,37 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       expect((await request("/query?api_key=q-1&other=1")).status).toBe(400);
     });
 
+    it("exempts only a query API key's own name from the unknown-parameter check, not a header key's or a cookie's", async () => {
+      const { router: own, request: call } = harness.make();
+      own.get("/mixed", echo([queryKey, headerKey, cookieKey], true));
+      expect((await call("/mixed?api_key=q-1&page=2")).status).toBe(200);
+      for (const name of ["X-API-Key", "session", "x-api-key"]) {
+        const response = await call(`/mixed?api_key=q-1&${name}=k-1`);
+        expect(response.status, name).toBe(400);
+      }
+    });
+
+    it("hands verify the request and the router's arguments", async () => {
+      const seen: unknown[] = [];
+      const tenantToken = bearerAuth({
+        verify: (token, ctx) => {
+          seen.push(ctx.args.length > 0);
+          return ctx.request.headers.get("x-tenant") === "acme" && token === "t-1" ? { tenant: "acme" } : null;
+        },
+      });
+      const { router: own, request: call } = harness.make();
+      own.get("/tenant", echo(tenantToken));
+      expect(
+        await json(await call("/tenant", { headers: { authorization: "Bearer t-1", "x-tenant": "acme" } })),
+      ).toEqual({
+        principal: { tenant: "acme" },
+      });
+      expect((await call("/tenant", { headers: { authorization: "Bearer t-1", "x-tenant": "other" } })).status).toBe(
+        401,
+      );
+      expect(seen).toEqual([true, true]);
+    });
+
     it("accepts any of several schemes and challenges with all of them", async () => {
       expect(await json(await request("/either", auth("Bearer tok-bob")))).toEqual({ principal: tokens["tok-bob"] });
       expect(await json(await request("/either", { headers: { "x-api-key": "k-1" } }))).toEqual({
@@ -265,6 +296,113 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       expect(response.status).toBe(401);
       expect(response.headers.get("content-type")).toContain("application/problem+json");
       expect(response.headers.get("www-authenticate")).toContain("Basic");
+    });
+  });
+
+  describe(`${harness.name}: what each scheme's challenge, header parsing and document entry say`, () => {
+    const quoted = bearerAuth({
+      schemeName: "realmBearer",
+      realm: 'the "inner" \\ realm',
+      verify: (token) => (token === "tok==" ? { token } : null),
+    });
+    const plainBasic = basicAuth({
+      description: "Staff accounts",
+      verify: ({ username, password }) => ({ username, password }),
+    });
+    const realmKey = apiKeyAuth({
+      in: "header",
+      name: "X-Key",
+      realm: "keys",
+      description: "Issued per client",
+      verify: (key) => (key === "k" ? { key } : null),
+    });
+    const queryOnly = apiKeyAuth({ in: "query", name: "api_key", verify: () => null });
+    const cookieOnly = apiKeyAuth({ in: "cookie", name: "sid", verify: () => null });
+    const jwt = bearerAuth({ bearerFormat: "JWT", description: "A session token", verify: () => null });
+    const { router, request } = harness.make();
+    router.get("/quoted", echo(quoted));
+    router.get("/basic", echo(plainBasic));
+    router.get("/key", echo(realmKey));
+    router.get("/query", echo(queryOnly));
+    router.get("/cookie", echo(cookieOnly));
+    router.get("/jwt", echo(jwt));
+
+    it("quotes a realm in every challenge, missing, malformed and invalid credentials alike", async () => {
+      const realm = 'realm="the \\"inner\\" \\\\ realm"';
+      expect((await request("/quoted")).headers.get("www-authenticate")).toBe(`Bearer ${realm}`);
+      const malformed = await request("/quoted", auth("Bearer =tok"));
+      expect(malformed.headers.get("www-authenticate")).toBe(`Bearer ${realm}, error="invalid_request"`);
+      const invalid = await request("/quoted", auth("Bearer tok="));
+      expect(invalid.headers.get("www-authenticate")).toBe(`Bearer ${realm}, error="invalid_token"`);
+      expect((await request("/basic")).headers.get("www-authenticate")).toBe('Basic realm="api", charset="UTF-8"');
+      expect((await request("/key")).headers.get("www-authenticate")).toBe(
+        'ApiKey realm="keys", in="header", name="X-Key"',
+      );
+    });
+
+    it("reads the Authorization header's scheme in any case, the credentials after any white space", async () => {
+      for (const header of ["Bearer tok==", "bEaReR tok==", "  Bearer   tok==  ", "Bearer\ttok=="]) {
+        const response = await request("/quoted", auth(header));
+        expect(response.status, header).toBe(200);
+        expect(await json(response), header).toEqual({ principal: { token: "tok==" } });
+      }
+      // No space: another scheme's name, so no bearer credentials at all.
+      const glued = await request("/quoted", auth("Bearertok=="));
+      expect(glued.status).toBe(401);
+      expect((await json(glued)).errors[0].message).toBe(
+        "Missing credentials: send a bearer token in the Authorization header",
+      );
+      for (const header of ["Bearer a=b", "Bearer tok==x", "Bearer to,k"]) {
+        const response = await request("/quoted", auth(header));
+        expect((await json(response)).errors[0].message, header).toBe(
+          'Malformed Authorization header: expected "Bearer <token>"',
+        );
+      }
+    });
+
+    it("hands verify a Basic user name and password as sent, an empty password and colons after the first included", async () => {
+      const cases: [string, unknown][] = [
+        [basicHeader("ada", ""), { username: "ada", password: "" }],
+        [basicHeader("", "pw"), { username: "", password: "pw" }],
+        [basicHeader("ada", "a:b:c"), { username: "ada", password: "a:b:c" }],
+        [basicHeader("zoë", "naïve"), { username: "zoë", password: "naïve" }],
+      ];
+      for (const [header, principal] of cases) {
+        expect(await json(await request("/basic", auth(header))), header).toEqual({ principal });
+      }
+      // Not base64, or base64 of bytes that are not UTF-8: malformed, and verify never sees them.
+      for (const header of [
+        "Basic YWRh=OnB3",
+        "Basic YW Rh",
+        `Basic ${btoa("\xff\xfe:pw")}`,
+        "Basic ====",
+        "Basic YWRhOnB3=",
+      ]) {
+        const response = await request("/basic", auth(header));
+        expect(response.status, header).toBe(401);
+        expect((await json(response)).errors[0].message, header).toBe(
+          'Malformed Authorization header: expected "Basic <base64 of user:password>"',
+        );
+      }
+    });
+
+    it("says where each credential goes when none was sent", async () => {
+      const missing = async (path: string) => (await json(await request(path))).errors[0].message;
+      expect(await missing("/basic")).toBe(
+        "Missing credentials: send a user name and password in the Authorization header (Basic)",
+      );
+      expect(await missing("/key")).toBe("Missing credentials: send an API key in the X-Key header");
+      expect(await missing("/query")).toBe("Missing credentials: send an API key in the api_key query parameter");
+      expect(await missing("/cookie")).toBe("Missing credentials: send an API key in the sid cookie");
+    });
+
+    it("documents each scheme under its default name, with its format and description", () => {
+      expect(router.schema.components.securitySchemes).toEqual({
+        realmBearer: { type: "http", scheme: "bearer" },
+        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A session token" },
+        basicAuth: { type: "http", scheme: "basic", description: "Staff accounts" },
+        apiKeyAuth: { type: "apiKey", in: "header", name: "X-Key", description: "Issued per client" },
+      });
     });
   });
 

@@ -176,6 +176,95 @@ for (const harness of httpHarnesses) {
       }
     });
 
+    it("names each scheme a browser sends by itself, from the route's requirements or the router's document-wide ones, and reads JSON where none does", async () => {
+      const securitySchemes = {
+        digest: { type: "http", scheme: "Digest" },
+        negotiate: { type: "http", scheme: "negotiate" },
+        ntlm: { type: "http", scheme: "NTLM" },
+        shouting: { type: "http", scheme: "BASIC" },
+        tls: { type: "mutualTLS" },
+        elsewhere: { $ref: "#/components/securitySchemes/digest" },
+        queryKey: { type: "apiKey", in: "query", name: "key" },
+        headerKey: { type: "apiKey", in: "header", name: "X-Key" },
+        oauth: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "https://id.example/token", scopes: {} } } },
+        oidc: { type: "openIdConnect", openIdConnectUrl: "https://id.example/.well-known/openid-configuration" },
+        token: { type: "http", scheme: "bearer" },
+      };
+      const { router, request } = harness.make({
+        schema: { security: [{ ntlm: [] }], components: { securitySchemes } },
+      });
+      const refusedBecause = {
+        "/digest": [secured({ security: [{ digest: [] }] }), "its security accepts HTTP Digest credentials"],
+        "/negotiate": [secured({ security: [{ negotiate: [] }] }), "its security accepts HTTP Negotiate credentials"],
+        "/shouting": [secured({ security: [{ shouting: [] }] }), "its security accepts HTTP Basic credentials"],
+        "/tls": [secured({ security: [{ queryKey: [], tls: [] }] }), "its security accepts a TLS client certificate"],
+        "/ref": [secured({ security: [{ elsewhere: [] }] }), "its security names a scheme specroute cannot read"],
+        "/header-then-ntlm": [
+          secured({ security: [{ headerKey: [] }, { ntlm: [] }] }),
+          "its security accepts HTTP NTLM credentials",
+        ],
+        "/document-wide": [SaveNote, "its security accepts HTTP NTLM credentials"],
+      } as const;
+      for (const [path, [Endpoint]] of Object.entries(refusedBecause)) router.post(path, Endpoint);
+      const read = {
+        "/query-key": secured({ security: [{ queryKey: [] }] }),
+        "/oauth": secured({ security: [{ oauth: [] }, { oidc: [] }] }),
+        "/bearer": secured({ security: [{ token: [], headerKey: [] }] }),
+        "/public": secured({ security: [] }),
+      };
+      for (const [path, Endpoint] of Object.entries(read)) router.post(path, Endpoint);
+      for (const [path, [, because]] of Object.entries(refusedBecause)) {
+        const refused = await request(path, post(note, "text/plain", {}));
+        expect(refused.status, path).toBe(415);
+        expect(await errorsOf(refused), path).toEqual([
+          'Unsupported Content-Type "text/plain": this endpoint accepts application/json; it does not read ' +
+            `text/plain as JSON, because ${because} and a form on another site can post text/plain with the user's credentials`,
+        ]);
+      }
+      for (const path of Object.keys(read)) {
+        const response = await request(path, post(note, "text/plain", {}));
+        expect(response.status, path).toBe(200);
+        expect(await response.json(), path).toEqual({ saved: { title: "milk" } });
+      }
+    });
+
+    it("judges the scheme a route enforces, whatever its requirements name, and a name found nowhere, whatever it enforces", async () => {
+      const securitySchemes = {
+        strayIn: { type: "http", scheme: "basic", in: "header" },
+        strayTls: { type: "mutualTLS", in: "query" },
+        bodyKey: { type: "apiKey", in: "body", name: "k" },
+      };
+      // A document with components but no securitySchemes of its own, mounted above the one that has them.
+      const { router, request } = harness.make({ schema: { components: { schemas: {} } } });
+      const nested = harness.nested();
+      nested.registry.registerComponent("securitySchemes", "strayIn", securitySchemes.strayIn);
+      nested.registry.registerComponent("securitySchemes", "strayTls", securitySchemes.strayTls);
+      nested.registry.registerComponent("securitySchemes", "bodyKey", securitySchemes.bodyKey);
+      const refusedBecause = {
+        "/cookie-documented-as-header": [
+          secured({ auth: sessionCookie, security: [{ headerKey: [] }] }),
+          'its security reads the "sid" cookie',
+        ],
+        "/header-enforced-unknown-named": [
+          secured({ auth: headerKey, security: [{ mystery: [] }] }),
+          'its security names "mystery", a scheme it declares nowhere specroute can see',
+        ],
+        "/stray-in": [secured({ security: [{ strayIn: [] }] }), "its security accepts HTTP Basic credentials"],
+        "/stray-tls": [secured({ security: [{ strayTls: [] }] }), "its security accepts a TLS client certificate"],
+        "/body-key": [secured({ security: [{ bodyKey: [] }] }), "its security names a scheme specroute cannot read"],
+      } as const;
+      for (const [path, [Endpoint]] of Object.entries(refusedBecause)) nested.post(path, Endpoint);
+      router.route("/api", nested);
+      for (const [path, [, because]] of Object.entries(refusedBecause)) {
+        const refused = await request(`/api${path}`, post(note, "text/plain", { ...scripted, cookie: "sid=s-1" }));
+        expect(refused.status, path).toBe(415);
+        expect(await errorsOf(refused), path).toEqual([
+          'Unsupported Content-Type "text/plain": this endpoint accepts application/json; it does not read ' +
+            `text/plain as JSON, because ${because} and a form on another site can post text/plain with the user's credentials`,
+        ]);
+      }
+    });
+
     it("is read where the security travels only as a script sends it: a header key, a bearer token, a public route", async () => {
       const { router, request } = harness.make({
         auth: sessionCookie,

@@ -1,16 +1,10 @@
 // constantTimeEqual: secrets compared in time that does not depend on where they differ, an empty or
-// missing one equal to nothing, on every runtime specroute runs on (Node here and over HTTP, Bun, Deno,
-// workerd).
-import { execFile } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { promisify } from "node:util";
+// missing one equal to nothing, on Node here and over HTTP (constant-time-runtimes.test.ts: on Bun, Deno
+// and workerd).
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyAuth, basicAuth, constantTimeEqual, fromHono, OpenAPIRoute } from "../../src";
 import { listenOnLoopback } from "../helpers";
-import { startWorker } from "../runtimes/bundle";
-import { RUNTIMES, root, runtimeEnv } from "../runtimes/matrix/runtimes";
 
 describe("constantTimeEqual", () => {
   it("says equal only for the same secret", async () => {
@@ -92,49 +86,5 @@ describe("constantTimeEqual guarding routes over HTTP", () => {
     secrets.ADMIN_PASSWORD = "correct horse";
     expect((await fetch(`${server.origin}/admin`, basic("admin", "correct horse"))).status).toBe(200);
     expect((await fetch(`${server.origin}/admin`, basic("admin", "correct hors"))).status).toBe(401);
-  });
-});
-
-/** Prints what the helper answers for the cases every runtime must agree on, as JSON. */
-const PROBE = `import { constantTimeEqual } from "${join(root, "src/core/security/constant-time.ts")}";
-const answers = [
-  await constantTimeEqual("k-8f3a", "k-8f3a"),
-  await constantTimeEqual("k-8f3b", "k-8f3a"),
-  await constantTimeEqual("grüße", new TextEncoder().encode("grüße")),
-  await constantTimeEqual("", ""),
-  await constantTimeEqual("k-8f3a", undefined),
-];
-console.log(JSON.stringify(answers));
-`;
-const EXPECTED = [true, false, true, false, false];
-const run = promisify(execFile);
-
-describe.each(RUNTIMES.filter((runtime) => runtime.name === "Bun" || runtime.name === "Deno"))(
-  "constantTimeEqual on $name",
-  (runtime) => {
-    it("answers as on Node", async () => {
-      mkdirSync(join(root, ".artifacts"), { recursive: true });
-      const probe = join(root, ".artifacts", `constant-time-probe-${runtime.name}-${process.pid}.ts`);
-      writeFileSync(probe, PROBE);
-      try {
-        const args = runtime.name === "Deno" ? ["run", "--no-config", probe] : [probe];
-        const { stdout } = await run(runtime.binary, args, { cwd: root, env: runtimeEnv() });
-        expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual(EXPECTED);
-      } finally {
-        rmSync(probe, { force: true });
-      }
-    });
-  },
-);
-
-describe("constantTimeEqual in workerd", () => {
-  let worker: Awaited<ReturnType<typeof startWorker>>;
-  beforeAll(async () => {
-    worker = await startWorker("test/core/constant-time-worker.ts", { bindings: { API_KEY: "k-8f3a" } });
-  }, 60_000);
-  afterAll(() => worker?.mf.dispose());
-
-  it("answers as on Node", async () => {
-    expect(await (await worker.fetch("/")).json()).toEqual(EXPECTED);
   });
 });

@@ -413,6 +413,72 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     ]);
   });
 
+  it("trustProxy.header: one address written two ways is one bucket; text that is no address counts by the connection", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 100, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
+    );
+    // Under the 64-character bound (a zone after % is ignored), and one character over it.
+    const zoned = (length: number) => `2001:db8:9:9::1%${"z".repeat(length - 16)}`;
+    const cases: [string, string][] = [
+      ["192.0.2.1", "192.0.2.1"],
+      ["0.0.0.0", "0.0.0.0"],
+      ["::ffff:192.0.2.1", "192.0.2.1"],
+      ["::FFFF:C000:0201", "192.0.2.1"],
+      ["0:0:0:0:0:ffff:192.0.2.255", "192.0.2.255"],
+      ["2001:0db8:0000:0000::1", "2001:db8:0:0::/64"],
+      ["2001:db8:0:0:1:0:0:1", "2001:db8:0:0::/64"],
+      ["2001:db8:a:b:c:d:1.2.3.4", "2001:db8:a:b::/64"],
+      ["fe80::1%eth0", "fe80:0:0:0::/64"],
+      ["::1", "0:0:0:0::/64"],
+      ["0:0:0:0:1:ffff:c000:201", "0:0:0:0::/64"],
+      ["1::ffff:192.0.2.1", "1:0:0:0::/64"],
+      [zoned(64), "2001:db8:9:9::/64"],
+      [zoned(65), "127.0.0.1"],
+      ["01.2.3.4", "127.0.0.1"],
+      ["256.1.1.1", "127.0.0.1"],
+      ["1.2.3", "127.0.0.1"],
+      ["1:2:3:4:5:6:7:8:9", "127.0.0.1"],
+      ["1:2:3:4:5:6:7", "127.0.0.1"],
+      ["1:2:3:4:5:6:7:8::", "127.0.0.1"],
+      ["1::2::3", "127.0.0.1"],
+      ["12345::1", "127.0.0.1"],
+      ["::ffff:1.2.3.256", "127.0.0.1"],
+      ["203.0.113.7:8080", "127.0.0.1"],
+      ["proxy.example", "127.0.0.1"],
+    ];
+    for (const [sent] of cases) {
+      expect((await app.request("/ping", { headers: { "x-real-ip": sent } })).status, sent).toBe(200);
+    }
+    expect(store.buckets).toEqual(cases.map(([, bucket]) => `default:${bucket}`));
+  });
+
+  it("trustProxy.forwardedFor: one proxy's entry is the last; as many entries as proxies is the first", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get(
+      "/one",
+      limitedRoute(rateLimit({ limit: 9, windowSeconds: 60, store, trustProxy: { forwardedFor: 1 } })),
+    );
+    app.router.get(
+      "/three",
+      limitedRoute(rateLimit({ limit: 9, windowSeconds: 60, store, trustProxy: { forwardedFor: 3 } })),
+    );
+    const via = (path: string, xff: string) => app.request(path, { headers: { "x-forwarded-for": xff } });
+    expect((await via("/one", "203.0.113.9")).status).toBe(200);
+    expect((await via("/one", "198.51.100.1,203.0.113.10")).status).toBe(200);
+    expect((await via("/three", " 198.51.100.3 , 10.0.0.1, 10.0.0.2")).status).toBe(200);
+    expect((await via("/three", "10.0.0.1, 10.0.0.2")).status).toBe(200);
+    expect(store.buckets).toEqual([
+      "default:203.0.113.9",
+      "default:203.0.113.10",
+      "default:198.51.100.3",
+      "default:127.0.0.1",
+    ]);
+  });
+
   it("refuses a trustProxy that names neither a header nor a count of proxies", () => {
     const store = memoryRateLimitStore();
     const bad = [

@@ -53,6 +53,14 @@ describe("identifier checks", () => {
     expect((thrown(() => validateColumnName("bad-col")) as Error).message).toContain('Invalid column name "bad-col"');
   });
 
+  it("refuses a name that is not a string, as a JavaScript caller may pass one", () => {
+    for (const name of [undefined, null, 42, {}]) {
+      expect(() => validateSqlIdentifier(name as never, "table")).toThrow(
+        "Invalid table name: must be a non-empty string",
+      );
+    }
+  });
+
   it("refuses every injection payload as a table or column name", () => {
     for (const payload of INJECTION_PAYLOADS) {
       // "_", "NULL" and "null" are plain identifiers: harmless as names, and no column of the model.

@@ -60,3 +60,39 @@ describe("SqlTable construction", () => {
     );
   });
 });
+
+describe("what a refused name tells the developer", () => {
+  const message = (build: () => unknown): string => {
+    try {
+      build();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidIdentifierError);
+      return (error as Error).message;
+    }
+    throw new Error("expected the name to be refused");
+  };
+
+  it("names the table or column refused, and the pattern a name must match", () => {
+    expect(message(() => new SqlTable({ tableName: "us-ers", schema, primaryKeys: ["id"] }))).toBe(
+      'Invalid table name "us-ers": expected /^[A-Za-z_][A-Za-z0-9_]{0,62}$/',
+    );
+    expect(message(() => new SqlTable({ tableName: "app.1users", schema, primaryKeys: ["id"] }))).toBe(
+      'Invalid table name "1users": expected /^[A-Za-z_][A-Za-z0-9_]{0,62}$/',
+    );
+    const bad = z.object({ id: z.number(), "name; --": z.string() });
+    expect(message(() => new SqlTable({ tableName: "t", schema: bad, primaryKeys: ["id"] }))).toBe(
+      'Invalid column name "name; --": expected /^[A-Za-z_][A-Za-z0-9_]{0,62}$/',
+    );
+  });
+
+  it("refuses more than schema.table, and a table name that is not a string (a JavaScript caller's)", () => {
+    expect(message(() => new SqlTable({ tableName: "db.app.users", schema, primaryKeys: ["id"] }))).toBe(
+      'Invalid table name "db.app.users": at most schema.table',
+    );
+    for (const tableName of [42, undefined, null, ["users"]]) {
+      expect(message(() => new SqlTable({ tableName: tableName as never, schema, primaryKeys: ["id"] }))).toBe(
+        "Table name must be a string",
+      );
+    }
+  });
+});

@@ -29,6 +29,7 @@ export function callerCredentials(security: RouteSecurity): CallerCredentials | 
 }
 
 function readCaller(request: Request, by: Authenticator<unknown>): string | undefined {
+  // Stryker disable next-line OptionalChaining: equivalent, callerCredentials refused any authenticator without caller() when the route compiled
   const credential = by.caller?.(request);
   // As JSON, so no scheme name and credential read as another pair.
   return credential === undefined ? undefined : JSON.stringify([by.schemeName, credential]);

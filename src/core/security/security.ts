@@ -84,8 +84,7 @@ async function firstToFindCredentials(
 }
 
 /** `auth` as a list of alternatives. */
-export function authList(auth: AuthOption | undefined): readonly Authenticator<any>[] {
-  if (auth === undefined) return [];
+function authList(auth: AuthOption): readonly Authenticator<any>[] {
   return isAuthList(auth) ? auth : [auth];
 }
 
