@@ -1,3 +1,5 @@
+import { InputValidationException } from "../../errors/exceptions";
+
 /** Longest text read as an address: an IPv6 address with an embedded IPv4 address and a zone stays well under it. */
 const MAX_ADDRESS = 64;
 
@@ -74,4 +76,17 @@ function ipv6(text: string): number[] | undefined {
   const rest = parts[1]!.map((group) => Number.parseInt(group, 16));
   const missing = 8 - head.length - rest.length;
   return missing >= 1 ? [...head, ...Array<number>(missing).fill(0), ...rest] : undefined;
+}
+
+/**
+ * The 400 for a request whose connection the runtime names no address for (the client reset or closed it
+ * while the request waited, or it is a Unix socket's): what counts by address cannot count it, so it is not
+ * served, as a request left uncounted would run as often as a client cares to vanish.
+ */
+export function noConnectionAddress(): InputValidationException {
+  return new InputValidationException(
+    "The connection has no client address (the client closed it, or the server listens on a socket without " +
+      "addresses): a request that cannot be counted by address is not served",
+    null,
+  );
 }

@@ -1,7 +1,7 @@
 import { TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
-import { addressKey, forwardedFor } from "./client-address";
+import { addressKey, forwardedFor, noConnectionAddress } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** What a rate limit's key function and its store see of one request. */
@@ -11,8 +11,10 @@ export interface RateLimitContext {
   principal: unknown;
   /**
    * The client's address as the policy reads it (the runtime's, or the one a trusted proxy's header holds),
-   * parsed: an IPv4 address, or an IPv6 address's /64 network (`2001:db8:1:2::/64`); undefined where the
-   * runtime gives none. Read when first asked for.
+   * parsed: an IPv4 address, or an IPv6 address's /64 network (`2001:db8:1:2::/64`); undefined where no
+   * runtime value that gives one is at hand. Read when first asked for; reading it refuses the request with
+   * a 400 where the runtime serves it but names no address (the client is gone), so such a request is never
+   * served uncounted.
    */
   readonly address: string | undefined;
   /** The router's environment bindings (a Worker's `env`; `@hono/node-server`'s `{ incoming }`). */
@@ -286,6 +288,16 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
   };
   const fromRuntime = (incoming: IncomingRequest) => {
     const given = incoming.clientAddress();
+    if (given === null) {
+      warnOnce(
+        "gone",
+        incoming,
+        "the runtime named no address for a request's connection (the client closed it, or the server listens on " +
+          "a Unix socket), so it was refused with a 400 rather than served uncounted. Behind a proxy on a Unix " +
+          "socket, set trustProxy: see docs/operations.md",
+      );
+      throw noConnectionAddress();
+    }
     const key = given === undefined ? undefined : addressKey(given);
     if (key === undefined) {
       warnOnce(
