@@ -43,7 +43,7 @@ describe.each(httpHarnesses)(`rate limits by the client's address over HTTP (${l
       statuses.push((await app.request("/ping", { headers: { "cf-connecting-ip": `198.51.100.${i}` } })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
-    expect(new Set(store.buckets)).toEqual(new Set(["default:127.0.0.1"]));
+    expect(new Set(store.buckets)).toEqual(new Set(["default@127.0.0.1"]));
   });
 
   it("takes no key from a long garbage CF-Connecting-IP", async () => {
@@ -53,7 +53,7 @@ describe.each(httpHarnesses)(`rate limits by the client's address over HTTP (${l
     const garbage = { "cf-connecting-ip": "x".repeat(4000) };
     expect((await app.request("/ping", { headers: garbage })).status).toBe(200);
     expect((await app.request("/ping", { headers: garbage })).status).toBe(429);
-    expect(store.buckets).toEqual(["default:127.0.0.1", "default:127.0.0.1"]);
+    expect(store.buckets).toEqual(["default@127.0.0.1", "default@127.0.0.1"]);
   });
 
   it("counts two clients at different addresses in their own buckets", async () => {
@@ -65,7 +65,7 @@ describe.each(httpHarnesses)(`rate limits by the client's address over HTTP (${l
     const other = await app.requestFrom!("127.0.0.2", "/ping");
     expect(other.status).toBe(200);
     expect(other.headers.get("ratelimit")).toMatch(/^"default";r=0;t=/);
-    expect(store.buckets).toEqual(["default:127.0.0.1", "default:127.0.0.1", "default:127.0.0.2"]);
+    expect(store.buckets).toEqual(["default@127.0.0.1", "default@127.0.0.1", "default@127.0.0.2"]);
   });
 });
 

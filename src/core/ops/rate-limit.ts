@@ -41,7 +41,10 @@ export interface RateLimitOutcome {
  * const store: RateLimitStore = { hit: async (bucket, policy) => ({ allowed: true, remaining: policy.limit - 1 }) };
  */
 export interface RateLimitStore {
-  /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
+  /**
+   * Counts one request in `bucket` (the policy's name and the request's key: `<name>@<address>` for an
+   * address, `<name>#<key>` for another key) and says whether it is allowed.
+   */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
   /**
    * Gives back one request `hit` counted in `bucket`'s current window (never below 0). On a route with
@@ -131,6 +134,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
   if (typeof options.store?.hit !== "function") throw new Error("rateLimit store must have a hit() method");
   const readAddress = addressReader(name, checkedTrustProxy(options.trustProxy));
   const keyedByAddress = options.key === undefined || options.key === clientIp;
+  const buckets = bucketNames(name);
   // The policy carries what limiting does (the pipeline and the document call it), so an app that
   // declares no rate limit bundles none of it.
   const policy: RateLimitPolicy = Object.freeze({
@@ -141,7 +145,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     store: options.store,
     policyHeader: `"${name}";q=${options.limit};w=${options.windowSeconds}`,
     admit: (incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>) =>
-      admit(policy, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
+      admit(policy, buckets, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
     withHeaders: withRateLimitHeaders,
     documentResponses: <R extends DocumentedResponse>(responses: DocumentedResponses<R> | undefined) =>
       withRateLimitResponses(responses, policy),
@@ -199,32 +203,35 @@ class LimitedRequest implements RateLimitContext {
  */
 async function admit(
   policy: RateLimitPolicy,
+  buckets: BucketNames,
   ctx: LimitedRequest,
   keyedByAddress: boolean,
   authenticate: (() => Promise<unknown>) | undefined,
 ): Promise<Admitted> {
-  if (authenticate === undefined) return { principal: undefined, state: await countIn(policy, policy.key(ctx), ctx) };
-  const address = ctx.address;
-  const attempt = await countIn(policy, address, ctx);
+  const keyBucket = keyedByAddress ? buckets.address : buckets.key;
+  if (authenticate === undefined) {
+    return { principal: undefined, state: await countIn(policy, keyBucket(policy.key(ctx)), ctx) };
+  }
+  const addressBucket = buckets.address(ctx.address);
+  const attempt = await countIn(policy, addressBucket, ctx);
   if (keyedByAddress) return { principal: await authenticate(), state: attempt };
   ctx.principal = await authenticate();
-  const refunding =
-    attempt === undefined ? undefined : policy.store.refund?.(await bucketOf(policy, address!), policy, ctx);
+  const refunding = attempt === undefined ? undefined : policy.store.refund?.(await addressBucket!, policy, ctx);
   try {
-    return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
+    return { principal: ctx.principal, state: await countIn(policy, keyBucket(policy.key(ctx)), ctx) };
   } finally {
     await refunding;
   }
 }
 
-/** Counts the request in `key`'s bucket: the state to write on its answer; a 429 over the limit; none without a key. */
+/** Counts the request in `bucket`: the state to write on its answer; a 429 over the limit; none without a bucket. */
 async function countIn(
   policy: RateLimitPolicy,
-  key: string | undefined,
+  bucket: Promise<string> | string | undefined,
   ctx: RateLimitContext,
 ): Promise<RateLimitState | undefined> {
-  if (key === undefined) return undefined;
-  const outcome = await policy.store.hit(await bucketOf(policy, key), policy, ctx);
+  if (bucket === undefined) return undefined;
+  const outcome = await policy.store.hit(await bucket, policy, ctx);
   const state = { policy, outcome };
   if (outcome.allowed) return state;
   throw tooManyRequests(state);
@@ -243,9 +250,23 @@ function tooManyRequests(state: RateLimitState): TooManyRequestsException {
 /** Longest bucket name kept as it is; a longer one (a long key of the app's) is counted under its SHA-256. */
 const MAX_BUCKET = 200;
 
-/** The bucket of `key` under `policy`: `<name>:<key>`, or its SHA-256 in hex when longer than 200 characters. */
-function bucketOf(policy: RateLimitPolicy, key: string): Promise<string> | string {
-  return boundedBucket(`${policy.name}:${key}`);
+/** A policy's two namespaces of buckets: an address's, and a key's (a principal, an API key); none without one. */
+interface BucketNames {
+  address(address: string | undefined): Promise<string> | string | undefined;
+  key(key: string | undefined): Promise<string> | string | undefined;
+}
+
+/**
+ * The buckets of the policy `name`: `<name>@<address>` for an address, `<name>#<key>` for any other key, each
+ * as its SHA-256 when longer than 200 characters. A name never holds `@` or `#`, so the name and the kind are
+ * read back from the first of them: no key equals an address's bucket, nor another policy's bucket, whatever
+ * its value (an account id "127.0.0.2", a header a client sets).
+ */
+function bucketNames(name: string): BucketNames {
+  return {
+    address: (address) => (address === undefined ? undefined : boundedBucket(`${name}@${address}`)),
+    key: (key) => (key === undefined ? undefined : boundedBucket(`${name}#${key}`)),
+  };
 }
 
 /**
