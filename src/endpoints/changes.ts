@@ -65,6 +65,8 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   declare readonly "~crud": "changes";
   filterFields: string[] = [];
   filterOperators: Record<string, FilterOperatorName[]> = {};
+  /** Scoped by every URL parameter of the full path serving it, a mount's included (see `resolvePathKeys`). */
+  static override readonly compiledPerPath: boolean = true;
   readonly identifiesObject = false;
   /** @internal The filter parameters, checked against the model once at registration. */
   preparedFilterParameters: FilterParameter[] | undefined = undefined;
