@@ -462,6 +462,47 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     ]);
   });
 
+  it("trustProxy reads an entry a proxy wrote with its port (ip:port, [v6]:port) as that address: each client keeps its own bucket", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    // Azure's front ends append `ip:port` to X-Forwarded-For.
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: { forwardedFor: 1 } })),
+    );
+    const via = (xff: string) => app.request("/ping", { headers: { "x-forwarded-for": xff } });
+    expect((await via("198.51.100.7:50123")).status).toBe(200);
+    expect((await via("198.51.100.7:50999")).status).toBe(429);
+    expect((await via("10.1.1.1, 198.51.100.8:443")).status).toBe(200);
+    expect((await via("[2001:db8:1:2::7]:443")).status).toBe(200);
+    expect((await via("[2001:db8:1:2::8]")).status).toBe(429);
+    expect((await via("2001:db8:1:3::1")).status).toBe(200);
+    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535.
+    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999"]) await via(entry);
+    expect(store.buckets).toEqual([
+      "default@198.51.100.7",
+      "default@198.51.100.7",
+      "default@198.51.100.8",
+      "default@2001:db8:1:2::/64",
+      "default@2001:db8:1:2::/64",
+      "default@2001:db8:1:3::/64",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+    ]);
+
+    const real = recordingStore();
+    const behindNginx = harness.make();
+    behindNginx.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, store: real, trustProxy: { header: "x-real-ip" } })),
+    );
+    expect((await behindNginx.request("/ping", { headers: { "x-real-ip": "203.0.113.9:1234" } })).status).toBe(200);
+    expect((await behindNginx.request("/ping", { headers: { "x-real-ip": "203.0.113.10:1234" } })).status).toBe(200);
+    expect(real.buckets).toEqual(["default@203.0.113.9", "default@203.0.113.10"]);
+  });
+
   it("refuses a trustProxy that names neither a header nor a count of proxies", () => {
     const store = memoryRateLimitStore();
     const bad = [

@@ -1,7 +1,7 @@
 import { TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
-import { addressKey, forwardedFor, noConnectionAddress } from "./client-address";
+import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** What a rate limit's key function and its store see of one request. */
@@ -336,7 +336,8 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
   return (incoming) => {
     const sent = incoming.header(header);
     const given = sent === null ? undefined : hops === undefined ? sent : forwardedFor(sent, hops);
-    const key = given === undefined ? undefined : addressKey(given);
+    // A trusted proxy may write the client's port after its address (Azure: `ip:port`, `[v6]:port`).
+    const key = given === undefined ? undefined : addressKey(withoutPort(given));
     if (key !== undefined) return key;
     warnOnce("proxy", incoming, `${header} held no client address: counted by the connection's address instead`);
     return fromRuntime(incoming);
