@@ -63,7 +63,8 @@ export class RouteDefinition {
    * which the route's path includes.
    */
   checkRegistration(): void {
-    if (this.EndpointClass.compiledAtRegistration === true) this.compiled = this.compileAs(this.prepare());
+    if (this.EndpointClass.compiledAtRegistration === true)
+      this.compiled = this.compileAs(this.prepare(), this.served, this.label);
     if (this.documented && !this.router.options.generateOperationIds) this.operationId();
   }
 
