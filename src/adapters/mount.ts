@@ -77,6 +77,8 @@ export class Mount {
   route(served: ServedRoute, path: string): ServedRoute {
     // The options object itself: its registry may still add schemes before the route compiles.
     const derived = served.under(this.parent.options, this.parent.hiddenPredicates, this.documentPath(path));
+    // A route compiled for its full path (a collection scoped by the mount's parameters) fails the mount, not a request.
+    derived.definition.checkMount(derived);
     this.parent.addServed(derived);
     return derived;
   }

@@ -97,7 +97,7 @@ export abstract class NodeBackedIncoming {
   }
 
   /** The client's address as the runtime gives it (see `runtimeAddress`). */
-  clientAddress(): string | undefined {
+  clientAddress(): string | null | undefined {
     return runtimeAddress(this.bindings(), this.request, this);
   }
 

@@ -54,7 +54,7 @@ export abstract class RouterCore implements RouteHost {
   abstract readonly incomingOf: (args: unknown[]) => IncomingRequest;
 
   /** The client's address as the runtime gives it for a call (the socket's, Bun's `requestIP`, Deno's `remoteAddr`). */
-  clientAddress(args: unknown[]): string | undefined {
+  clientAddress(args: unknown[]): string | null | undefined {
     return this.incomingOf(args).clientAddress();
   }
   /**

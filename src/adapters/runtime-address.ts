@@ -1,6 +1,9 @@
 /**
- * The client's address as the runtime serving the request gives it, as text; undefined where it gives
- * none. Read only from what the runtime sets, never from a header a client could send itself:
+ * The client's address as the runtime serving the request gives it, as text; `null` where the runtime's own
+ * value is there but names no address for this request (the socket already closed: the client reset it or
+ * closed its side; Bun's `requestIP` answering null; a Deno connection without a host name); undefined where
+ * the environment holds no runtime value that gives one. Read only from what the runtime sets, never from a
+ * header a client could send itself:
  *
  * - Node (`@hono/node-server`): the socket's peer, from the Node request in `env.incoming`;
  * - Bun: `server.requestIP(request)`, the server being `env` (Bun.serve's second argument) or `env.server`;
@@ -15,14 +18,15 @@ export function runtimeAddress(
   env: unknown,
   request: Request,
   headers: { header(name: string): string | null },
-): string | undefined {
+): string | null | undefined {
   const bindings = env as RuntimeEnv | null | undefined;
-  const socket = bindings?.incoming?.socket?.remoteAddress;
-  if (typeof socket === "string") return socket;
+  // Node forgets a socket's peer once the socket is closed, so a client gone by now reads as none (null).
+  const socket = bindings?.incoming?.socket;
+  if (typeof socket === "object" && socket !== null) return stringOrNull(socket.remoteAddress);
   const server = typeof bindings?.requestIP === "function" ? bindings : bindings?.server;
-  if (typeof server?.requestIP === "function") return stringOrUndefined(server.requestIP(request)?.address);
+  if (typeof server?.requestIP === "function") return stringOrNull(server.requestIP(request)?.address);
   const remote = bindings?.remoteAddr;
-  if (typeof remote === "object" && remote !== null) return stringOrUndefined(remote.hostname);
+  if (typeof remote === "object" && remote !== null) return stringOrNull(remote.hostname);
   // A property read, not `in`: an itty-router request is a Proxy answering path parameters by name (strings).
   const cf = (request as { cf?: unknown }).cf;
   if (typeof cf === "object" && cf !== null) return headers.header("cf-connecting-ip") ?? undefined;
@@ -41,6 +45,6 @@ interface BunServer {
   requestIP?(request: Request): { address?: unknown } | null | undefined;
 }
 
-function stringOrUndefined(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
 }

@@ -25,7 +25,9 @@ export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlPara
 /**
  * One endpoint class registered on one router. The class is constructed and its route compiled once,
  * when first needed (its first request, the first document, `router.compile()`), and shared by every
- * router the route is mounted under; classes that ask for it are prepared at registration.
+ * router the route is mounted under; classes that ask for it are prepared at registration. A class
+ * `compiledPerPath` is constructed and compiled once more for each full path with other URL parameters
+ * that a mount serves it at.
  */
 export class RouteDefinition {
   /** The endpoint class constructed and prepared: the route's single instance. */
@@ -34,6 +36,11 @@ export class RouteDefinition {
   /** Why the route could not be compiled: it fails the same way every time it is asked for. */
   private failure: Error | undefined;
   private documentedAs: OpenAPIRouteSchema | undefined;
+  /** A class compiled per path: the route for each full path a mount serves it at, or why it cannot compile there. */
+  private readonly atPaths = new Map<
+    string,
+    { compiled?: CompiledRoute; failure?: Error; documented?: OpenAPIRouteSchema }
+  >();
   /** How the route is served on the router it was registered on: what the endpoint instance is linked to. */
   readonly served: ServedRoute;
 
@@ -56,7 +63,8 @@ export class RouteDefinition {
    * which the route's path includes.
    */
   checkRegistration(): void {
-    if (this.EndpointClass.compiledAtRegistration === true) this.compiled = this.compileAs(this.prepare());
+    if (this.EndpointClass.compiledAtRegistration === true)
+      this.compiled = this.compileAs(this.prepare(), this.served, this.label);
     if (this.documented && !this.router.options.generateOperationIds) this.operationId();
   }
 
@@ -65,12 +73,18 @@ export class RouteDefinition {
     return `${this.method.toUpperCase()} ${this.path} (${this.EndpointClass.name || "anonymous endpoint"})`;
   }
 
-  /** The route compiled; the first call constructs the endpoint. An error names the route. */
-  compile(): CompiledRoute {
+  /**
+   * The route compiled; the first call constructs the endpoint. An error names the route. `served` is the
+   * route as a router serves it: for a class `compiledPerPath`, a mount's full path with other URL
+   * parameters than the registered one gets a route compiled for that path.
+   */
+  compile(served: ServedRoute = this.served): CompiledRoute {
+    const at = this.pathOwnedBy(served);
+    if (at !== undefined) return this.compileAt(at, served);
     if (this.compiled) return this.compiled;
     if (this.failure) throw this.failure;
     try {
-      this.compiled = this.compileAs(this.prepare());
+      this.compiled = this.compileAs(this.prepare(), this.served, this.label);
       return this.compiled;
     } catch (err) {
       this.failure = new Error(`${this.label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -78,26 +92,58 @@ export class RouteDefinition {
     }
   }
 
-  private compileAs(endpoint: OpenAPIRoute): CompiledRoute {
+  /**
+   * Compiles the route for a mount at once where the class asks to be compiled at registration, so what
+   * it checks against the mount's full path fails the mount.
+   */
+  checkMount(served: ServedRoute): void {
+    if (this.EndpointClass.compiledAtRegistration === true && this.pathOwnedBy(served) !== undefined) {
+      this.compile(served);
+    }
+  }
+
+  /** The full path `served` is routed at, when the class is compiled for it apart; undefined when the registered route serves it. */
+  private pathOwnedBy(served: ServedRoute): string | undefined {
+    if (served === this.served || this.EndpointClass.compiledPerPath !== true) return undefined;
+    const path = served.routedPath;
+    const own = pathParameterNames(this.router.options.base + this.path);
+    const there = pathParameterNames(path);
+    return there.length === own.length && there.every((name, i) => name === own[i]) ? undefined : path;
+  }
+
+  private compileAt(path: string, served: ServedRoute): CompiledRoute {
+    const entry = this.atPaths.get(path) ?? {};
+    this.atPaths.set(path, entry);
+    if (entry.compiled) return entry.compiled;
+    if (entry.failure) throw entry.failure;
+    const label = `${this.method.toUpperCase()} ${path} (${this.EndpointClass.name || "anonymous endpoint"})`;
+    try {
+      const endpoint = prepareEndpoint(this.EndpointClass, this.routeOptions(path));
+      entry.compiled = this.compileAs(endpoint, served, label);
+      return entry.compiled;
+    } catch (err) {
+      entry.failure = new Error(`${label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw entry.failure;
+    }
+  }
+
+  private compileAs(endpoint: OpenAPIRoute, served: ServedRoute, label: string): CompiledRoute {
     const { options, failureAs } = this.router;
     const bindingsOf = (args: unknown[]) => this.router.getBindings(args);
-    const compiled = compileRoute(endpoint, {
-      ...options,
-      failureAs,
-      bindingsOf,
-      method: this.method,
-      label: this.label,
-    });
-    linkServed(endpoint, this.served);
+    const compiled = compileRoute(endpoint, { ...options, failureAs, bindingsOf, method: this.method, label });
+    linkServed(endpoint, served);
     return compiled;
   }
 
   /** The schema the document shows: the compiled one, with an `operationId` generated when it has none. */
-  documentedSchema(): OpenAPIRouteSchema {
-    if (this.documentedAs) return this.documentedAs;
-    const schema = { ...this.compile().schema };
+  documentedSchema(served: ServedRoute = this.served): OpenAPIRouteSchema {
+    const at = this.pathOwnedBy(served);
+    const cached = at === undefined ? this.documentedAs : this.atPaths.get(at)?.documented;
+    if (cached) return cached;
+    const schema = { ...this.compile(served).schema };
     schema.operationId = this.operationId();
-    this.documentedAs = schema;
+    if (at === undefined) this.documentedAs = schema;
+    else this.atPaths.get(at)!.documented = schema;
     return schema;
   }
 
@@ -111,16 +157,20 @@ export class RouteDefinition {
 
   private prepare(): OpenAPIRoute {
     if (this.endpoint) return this.endpoint;
-    const routeOptions: RouteOptions = {
+    this.endpoint = prepareEndpoint(this.EndpointClass, this.routeOptions(this.router.options.base + this.path));
+    return this.endpoint;
+  }
+
+  /** What the endpoint is constructed with, served at `path` (its router's base included). */
+  private routeOptions(path: string): RouteOptions {
+    return {
       router: this.router,
       raiseUnknownParameters: this.router.options.raiseUnknownParameters,
-      route: toOpenAPIPath(this.router.options.base + this.path),
+      route: toOpenAPIPath(path),
       // Its router's base included, as chanfana counts them: a base's parameter scopes a collection too.
-      urlParams: pathParameterNames(this.router.options.base + this.path),
+      urlParams: pathParameterNames(path),
       method: this.method,
     };
-    this.endpoint = prepareEndpoint(this.EndpointClass, routeOptions);
-    return this.endpoint;
   }
 }
 
@@ -151,7 +201,19 @@ export class ServedRoute implements ServedEndpoint {
 
   /** The endpoint's schema as documented; reading it compiles the route. */
   get schema(): OpenAPIRouteSchema {
-    return this.definition.documentedSchema();
+    return this.definition.documentedSchema(this);
+  }
+
+  /**
+   * @internal The path that routes this route, its serving router's base included (the outermost mounting
+   * router's, else its own's), in the router's own syntax: whose URL parameters a request has.
+   */
+  get routedPath(): string {
+    return (this.servingRouter().base ?? "") + this.path;
+  }
+
+  private servingRouter(): { base?: string } {
+    return this.layers.length > 0 ? this.layers[this.layers.length - 1]! : this.definition.router.options;
   }
 
   /** Predicates that leave the route out of the document: its own, its routers'. */
@@ -167,7 +229,7 @@ export class ServedRoute implements ServedEndpoint {
   /** @internal The route compiled for this mount: the definition's, its plan derived for the mounts' layers. */
   route(): CompiledRoute {
     if (this.compiled) return this.compiled;
-    const base = this.definition.compile();
+    const base = this.definition.compile(this);
     const plan = this.layers.reduce((derived, layer) => derived.within(layer), base.plan);
     this.compiled = compiledWithin(base, plan, this.trace());
     return this.compiled;
@@ -179,8 +241,7 @@ export class ServedRoute implements ServedEndpoint {
     const tracing = [own, ...this.layers].find((router) => router.tracing)?.tracing;
     if (!tracing) return undefined;
     // The path is relative to the base of the router serving it: the outermost mounting one, else its own.
-    const serving = this.layers.length > 0 ? this.layers[this.layers.length - 1]! : own;
-    return routeTrace(tracing, this.method, toOpenAPIPath((serving.base ?? "") + this.path));
+    return routeTrace(tracing, this.method, toOpenAPIPath(this.routedPath));
   }
 
   /** @internal This route as served under one more router (its options, read when the route compiles) at `path` there. */

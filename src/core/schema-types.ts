@@ -49,7 +49,7 @@ export interface Authenticator<P = unknown> {
   authenticate(request: Request, ctx: AuthContext): Promise<P | undefined>;
   /**
    * Who the credentials `authenticate` verified name, read from the same request, the same on each of
-   * that caller's requests (a bearer token, an API key, a Basic user name; not a nonce or a signature),
+   * that caller's requests (a bearer token, an API key, a Basic user and password; not a nonce or a signature),
    * or undefined when it carries none: what a route's idempotency keys are scoped by. Without it, such a
    * route needs `idempotency({ scope })`.
    *

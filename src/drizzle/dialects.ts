@@ -42,6 +42,11 @@ export interface DrizzleDialect {
   orderBy(column: Column, direction: "asc" | "desc", mayBeNull: boolean): SQL;
   /** An exact comparison of a column with a value read from it before (`value`: as read, `bound`: its parameter). */
   sameValue(column: Column, bound: SQL, value: unknown, json: boolean): SQL;
+  /**
+   * The test beside `column = ?` (or `IN`) that makes an equality with bound strings exact where the engine's
+   * collations may fold case, accents or trailing spaces (the SQL dialect's `exactText`); none elsewhere.
+   */
+  exactText?(column: Column, bound: SQL[]): SQL;
   uniqueViolation(error: unknown): UniqueViolation | null;
   dataException(error: unknown): boolean;
   /** The catalog query for the columns of a unique index the engine's error names alone (MySQL), as the SQL dialect writes it. */
@@ -126,6 +131,11 @@ const mysqlDialect: DrizzleDialect = {
     }
     if (typeof value === "string") return sql`CAST(${column} AS BINARY) = CAST(${bound} AS BINARY)`;
     return sql`${column} = ${bound}`;
+  },
+  // As the SQL dialect's exactText: a text column's value as UTF-8 bytes; a number's or a date's compared by value.
+  exactText: (column, bound) => {
+    const bytes = (value: SQL | Column) => sql`CAST(CONVERT(${value} USING utf8mb4) AS BINARY)`;
+    return sql`(CHARSET(${column}) = 'binary' OR ${bytes(column)} IN (${sql.join(bound.map(bytes), sql`, `)}))`;
   },
   uniqueViolation: mysqlUniqueViolation,
   dataException: isDataException,

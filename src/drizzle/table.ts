@@ -428,12 +428,24 @@ export class DrizzleTable extends KeyedTable<DrizzleSession, DrizzleWrite> {
     switch (condition.kind) {
       case "compare": {
         const column = this.#column(condition.column, "filter");
-        return sql`${column} ${sql.raw(condition.operator)} ${this.#bound(condition.column, condition.value)}`;
+        const { operator, value } = condition;
+        const test = sql`${column} ${sql.raw(operator)} ${this.#bound(condition.column, value)}`;
+        const exactText = this.dialect.exactText;
+        if ((operator !== "=" && operator !== "<>") || exactText === undefined || typeof value !== "string")
+          return test;
+        // `column = ?` narrows by the index whatever the collation; the dialect's test beside it keeps exact matches only.
+        const bound = this.#bound(condition.column, value);
+        const exact = sql`(${column} = ${bound} and ${exactText(column, [this.#bound(condition.column, value)])})`;
+        return operator === "=" ? exact : sql`not ${exact}`;
       }
       case "in": {
         const column = this.#column(condition.column, "filter");
         const values = condition.values.map((value) => this.#bound(condition.column, value));
-        return sql`${column} in (${sql.join(values, sql`, `)})`;
+        const test = sql`${column} in (${sql.join(values, sql`, `)})`;
+        const exactText = this.dialect.exactText;
+        if (exactText === undefined || !condition.values.every((value) => typeof value === "string")) return test;
+        const again = condition.values.map((value) => this.#bound(condition.column, value));
+        return sql`(${test} and ${exactText(column, again)})`;
       }
       case "null": {
         const column = this.#column(condition.column, "filter");

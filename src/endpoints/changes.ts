@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addressKey } from "../core/ops/client-address";
+import { addressKey, noConnectionAddress } from "../core/ops/client-address";
 import type { StreamHeartbeat } from "../core/route/respond";
 import type { OpenAPIRouteSchema } from "../core/schema-types";
 import {
@@ -65,6 +65,8 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   declare readonly "~crud": "changes";
   filterFields: string[] = [];
   filterOperators: Record<string, FilterOperatorName[]> = {};
+  /** Scoped by every URL parameter of the full path serving it, a mount's included (see `resolvePathKeys`). */
+  static override readonly compiledPerPath: boolean = true;
   readonly identifiesObject = false;
   /** @internal The filter parameters, checked against the model once at registration. */
   preparedFilterParameters: FilterParameter[] | undefined = undefined;
@@ -149,6 +151,7 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   /**
    * Whom a listener counts against for the feed's `maxListeners.perCaller`: by default the client's
    * address as the runtime gives it (IPv6 by /64); override it to count by principal. `undefined` counts it in the process's bound only.
+   * A request whose connection the runtime names no address for (the client is gone) is refused with a 400.
    *
    * @example
    * override async listenerKey() {
@@ -158,6 +161,8 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   async listenerKey(): Promise<string | undefined> {
     // Built by hand (a unit test), an endpoint has no router to read the request from.
     const given = this.params.router?.clientAddress(this.args);
+    // The runtime serves the request but names no address (the client is gone): never a listener counted by none.
+    if (given === null) throw noConnectionAddress();
     // No address known: undefined, as one shared key would let any client fill it for everyone.
     return given === undefined ? undefined : addressKey(given);
   }

@@ -23,6 +23,8 @@ import { omitFields, writableKeys } from "./schema-helpers";
  * }
  */
 export class CreateEndpoint<HandleArgs extends Array<object> = any> extends ModelEndpoint<HandleArgs> {
+  /** Scoped by every URL parameter of the full path serving it, a mount's included (see `resolvePathKeys`). */
+  static override readonly compiledPerPath: boolean = true;
   readonly identifiesObject = false;
 
   /** @internal Type-only: the kind of auto endpoint, which the typed clients derive its request and answers from. */

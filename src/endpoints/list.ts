@@ -65,6 +65,8 @@ export class ListEndpoint<HandleArgs extends Array<object> = any> extends ModelE
     "searchFields",
     "orderByFields",
   ];
+  /** Scoped by every URL parameter of the full path serving it, a mount's included (see `resolvePathKeys`). */
+  static override readonly compiledPerPath: boolean = true;
 
   /** Fields with an exact-match query parameter of the same name. */
   filterFields: string[] = [];

@@ -52,6 +52,14 @@ export interface Dialect {
    */
   sameValue?(column: string, placeholder: string, value: unknown, json: boolean): string;
   /**
+   * The test that makes an equality of a column with bound strings exact, code point for code point
+   * (case, accents and trailing spaces count), beside the `column = ?` or `column IN (...)` an index
+   * serves: for an engine whose collations may ignore them (MySQL's and MariaDB's `_ci`, PAD SPACE). It
+   * holds for a column of another type (a number, a date), which the plain test compares by value.
+   * Without it, equality is the engine's own, exact on PostgreSQL and SQLite.
+   */
+  exactText?(column: string, placeholders: readonly string[]): string;
+  /**
    * Whether the engine refused a bound value itself (SQLSTATE class 22, "data exception": out of
    * range, too long, not a number): bad input, answered 400 rather than 500.
    */

@@ -44,10 +44,23 @@ export class StatementBuilder {
   /** A planned condition as SQL text, its values bound in the order they appear; `encode` prepares each. */
   render(condition: Condition, encode: (value: unknown) => unknown): string {
     switch (condition.kind) {
-      case "compare":
-        return `${this.id(condition.column)} ${condition.operator} ${this.bind(encode(condition.value))}`;
-      case "in":
-        return `${this.id(condition.column)} IN (${condition.values.map((item) => this.bind(encode(item))).join(", ")})`;
+      case "compare": {
+        const column = this.id(condition.column);
+        const { operator, value } = condition;
+        const equality = operator === "=" || operator === "<>";
+        if (!equality || !this.#exact([value])) return `${column} ${operator} ${this.bind(encode(value))}`;
+        // `column = ?` narrows by the index whatever the collation; the dialect's test beside it keeps exact matches only.
+        const equal = `${column} = ${this.bind(encode(value))}`;
+        const exact = `(${equal} AND ${this.dialect.exactText!(column, [this.bind(encode(value))])})`;
+        return operator === "=" ? exact : `NOT ${exact}`;
+      }
+      case "in": {
+        const column = this.id(condition.column);
+        const test = `${column} IN (${condition.values.map((item) => this.bind(encode(item))).join(", ")})`;
+        if (!this.#exact(condition.values)) return test;
+        const placeholders = condition.values.map((item) => this.bind(encode(item)));
+        return `(${test} AND ${this.dialect.exactText!(column, placeholders)})`;
+      }
       case "null":
         return `${this.id(condition.column)} ${condition.isNull ? "IS NULL" : "IS NOT NULL"}`;
       case "contains":
@@ -64,6 +77,11 @@ export class StatementBuilder {
       case "never":
         return "1 = 0";
     }
+  }
+
+  /** Whether an equality with `values` needs the dialect's exact test beside it: strings, where the dialect has one. */
+  #exact(values: readonly unknown[]): boolean {
+    return this.dialect.exactText !== undefined && values.every((value) => typeof value === "string");
   }
 
   /** A case-insensitive "contains" test over several columns, with wildcards in the term taken literally; no columns match nothing. */

@@ -18,7 +18,7 @@ import { type Doc, unlistedHeaders, validBody, violations } from "./calls";
 
 const KEY = "contract-key";
 // The example's verify names the API key's client "api-key": its writes count in this bucket.
-const BUCKET = `${writeLimit.name}:api-key`;
+const BUCKET = `${writeLimit.name}#api-key`;
 
 function seeded() {
   const sqlite = new Database(":memory:");

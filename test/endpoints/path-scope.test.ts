@@ -5,6 +5,7 @@
 // be here too, on every storage engine, over real HTTP, as a client on another owner's path acts.
 import Database from "better-sqlite3";
 import { Hono } from "hono";
+import { Router } from "itty-router";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
   betterSqlite3Driver,
   changeFeed,
   fromHono,
+  fromIttyRouter,
   mysql2Driver,
   pgDriver,
   SqlChangesEndpoint,
@@ -116,7 +118,60 @@ async function notesApi(driver: SqlDriver, pathParameters: string[] | undefined)
   return serve(app, driver, table);
 }
 
-async function serve(app: Hono, driver: SqlDriver, table: string) {
+/** How a nested router is mounted at `/u/:owner/notes`: Hono's `route()`, itty-router's `route()` or `all()`. */
+type NestedMount = "hono route()" | "itty-router route()" | "itty-router all()";
+
+/**
+ * The notes API of `notesApi` in a nested router mounted at `/u/:owner/notes`, the layout of docs/crud.md's
+ * path-scope example: the owner is a parameter of the mount's path only.
+ */
+async function nestedNotesApi(driver: SqlDriver, pathParameters: string[] | undefined, mount: NestedMount) {
+  const table = await notesTable(driver);
+  const meta = {
+    model: { tableName: table, schema: Note, primaryKeys: ["id"] },
+    fields: Note.omit({ id: true }),
+    ...(pathParameters ? { pathParameters } : {}),
+    changes: changeFeed({ heartbeatMs: 60_000 }),
+  };
+  class ListNotes extends SqlListEndpoint {
+    _meta = meta;
+  }
+  class CreateNote extends SqlCreateEndpoint {
+    _meta = meta;
+  }
+  class NoteChanges extends SqlChangesEndpoint {
+    _meta = meta;
+  }
+  if (mount === "hono route()") {
+    const app = new Hono();
+    const nested = fromHono(new Hono(), { db: driver })
+      .get("/", ListNotes)
+      .post("/", CreateNote)
+      .get("/changes", NoteChanges);
+    fromHono(app, { db: driver }).route("/u/:owner/notes", nested);
+    return serve(app, driver, table);
+  }
+  const router = Router();
+  const nested =
+    mount === "itty-router route()"
+      ? fromIttyRouter(Router(), { db: driver })
+      : fromIttyRouter(Router({ base: "/u/:owner/notes" }), { db: driver, base: "/u/:owner/notes" });
+  nested.get("/", ListNotes).post("/", CreateNote).get("/changes", NoteChanges);
+  const parent = fromIttyRouter(router, { db: driver });
+  if (mount === "itty-router route()") parent.route("/u/:owner/notes", nested);
+  else parent.all("/u/:owner/notes/*", nested);
+  return serve(
+    { fetch: async (request, env) => (await router.fetch(request, env)) ?? new Response("no route", { status: 404 }) },
+    driver,
+    table,
+  );
+}
+
+async function serve(
+  app: { fetch(request: Request, env: unknown): Response | Promise<Response> },
+  driver: SqlDriver,
+  table: string,
+) {
   const server = await listenOnLoopback((request, env) => app.fetch(request, env));
   closers.push(() => server.close());
   const { origin } = server;
@@ -209,6 +264,82 @@ describe.each(engines)("path scope on $name", (engine) => {
       const body = doc.paths["/u/{owner}/notes"].post.requestBody.content["application/json"].schema;
       expect(Object.keys(body.properties)).toEqual(["text"]);
     });
+  });
+
+  // chanfana's List and Create read only the URL parameters of the path they were registered at on their own
+  // router: mounted at /u/:owner/notes, they list every owner's notes and store the owner the body names.
+  // specroute scopes them by every parameter of the full path, as it scopes a flat route.
+  describe.each([
+    ["naming only the collection's parameter", ["owner"]],
+    ["naming the object's full path", ["owner", "id"]],
+    ["left out", undefined],
+  ] as const)("in a nested router, pathParameters %s", (_, pathParameters) => {
+    describe.each(["hono route()", "itty-router route()", "itty-router all()"] as const)("mounted with %s", (mount) => {
+      const api = async () => nestedNotesApi(await engine.open(), pathParameters as string[] | undefined, mount);
+
+      it("lists only the notes of the owner the mount's path names", async () => {
+        const notes = await api();
+        expect((await notes.create("alice", { owner: "alice", text: "alice's secret" })).status).toBe(201);
+        expect((await notes.create("mallory", { owner: "mallory", text: "mallory's own" })).status).toBe(201);
+        const listed = await notes.list("mallory");
+        expect(listed.result.map((note: { owner: string; text: string }) => [note.owner, note.text])).toEqual([
+          ["mallory", "mallory's own"],
+        ]);
+      });
+
+      it("creates a note owned by the mount path's owner, whatever owner the body names", async () => {
+        const notes = await api();
+        const created = await notes.create("mallory", { owner: "alice", text: "planted" });
+        expect(created.status).toBe(201);
+        expect(((await created.json()) as any).result.owner).toBe("mallory");
+        expect(await notes.stored()).toEqual([{ owner: "mallory", text: "planted" }]);
+      });
+
+      it("streams only the changes of the owner the mount's path names", async () => {
+        const notes = await api();
+        const listening = await fetch(`${notes.origin}/u/mallory/notes/changes`);
+        expect(listening.status).toBe(200);
+        expect((await notes.create("alice", { owner: "alice", text: "alice's secret" })).status).toBe(201);
+        expect((await notes.create("mallory", { owner: "mallory", text: "mallory's own" })).status).toBe(201);
+        const [first] = await events(listening, 1);
+        expect(first.object).toMatchObject({ owner: "mallory", text: "mallory's own" });
+      });
+
+      it("documents the owner as a path parameter of each collection route, and not in the body", async () => {
+        const doc = await (await api()).document();
+        expect(await documentErrors(doc)).toBeNull();
+        for (const [path, method] of [
+          ["/u/{owner}/notes", "get"],
+          ["/u/{owner}/notes", "post"],
+          ["/u/{owner}/notes/changes", "get"],
+        ] as const) {
+          const parameters = doc.paths[path][method].parameters ?? [];
+          const inPath = parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name);
+          expect(inPath).toEqual(["owner"]);
+        }
+        const body = doc.paths["/u/{owner}/notes"].post.requestBody.content["application/json"].schema;
+        expect(Object.keys(body.properties)).toEqual(["text"]);
+      });
+    });
+  });
+
+  // MariaDB's default collations compare text ignoring case, accents and trailing spaces: a check in before()
+  // that the owner is "Bob" must not let the SQL list "bob"'s rows too, nor the changes stream disagree with it.
+  it("scopes by the path's owner exactly: another case, accent or trailing space is another owner", async () => {
+    const notes = await notesApi(await engine.open(), undefined);
+    for (const owner of ["bob", "Bob", "bób", "bob "]) {
+      expect((await notes.create(encodeURIComponent(owner), { text: `${owner}'s note` })).status).toBe(201);
+    }
+    for (const owner of ["bob", "Bob", "bób", "bob "]) {
+      const listed = await notes.list(encodeURIComponent(owner));
+      expect(listed.result.map((note: { owner: string }) => note.owner)).toEqual([owner]);
+      expect(listed.result_info.total_count).toBe(1);
+    }
+    const listening = await fetch(`${notes.origin}/u/Bob/notes/changes`);
+    expect((await notes.create("bob", { text: "bob's second" })).status).toBe(201);
+    expect((await notes.create("Bob", { text: "Bob's second" })).status).toBe(201);
+    const [first] = await events(listening, 1);
+    expect(first.object).toMatchObject({ owner: "Bob", text: "Bob's second" });
   });
 
   it("scopes a collection by a parameter of its router's base, as chanfana does", async () => {

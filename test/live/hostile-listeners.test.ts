@@ -156,6 +156,21 @@ function countedReads(engine: { name: string }) {
 }
 
 describe.each(engines)("a live collection on $name under a listener flood", (engine) => {
+  it("refuses with a 400, before its stream opens, a listener whose connection the runtime names no address for", async () => {
+    const { router } = await freshApp(engine, { maxListeners: { perCaller: 1 } });
+    // Bun's requestIP answers null for a request whose client is gone: no caller to count the listener against.
+    const gone = { requestIP: () => null };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        router.fetch(new Request("http://localhost/projects/1/tasks/changes", { headers: { "x-key": "r" } }), gone),
+      ),
+    );
+    expect(answers.map((answer: Response) => answer.status)).toEqual([400, 400, 400]);
+    expect(await answers[0]!.json()).toMatchObject({
+      errors: [{ message: expect.stringMatching(/^The connection has no client address/) }],
+    });
+  });
+
   it("ends a stream within its lifetime with the id to go on from, and a revoked key's reconnect gets 401", async () => {
     const revokedKeys = new Set<string>();
     const { writer, withKey, origin } = await freshApp(engine, { lifetimeMs: 500 }, { revokedKeys });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   type Authenticator,
+  basicAuth,
   bearerAuth,
   betterSqlite3Driver,
   contentJson,
@@ -240,6 +241,57 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect((await send(app, "token-ada", "k-8", { item: "pen" })).status).toBe(201);
     expect((await send(app, "token-bob", "k-8", { item: "ink" })).status).toBe(201);
     expect(runs()).toBe(4);
+  });
+
+  it("basicAuth scopes keys by the whole credential: clients sharing a user name (api:<key>) never share keys, and an empty user name works", async () => {
+    const { driver } = database();
+    // Mailgun's style: every client's user name is "api", its password its own key; or curl -u :<key>.
+    const accounts = new Map([
+      ["api:key-acme", "acme"],
+      ["api:key-globex", "globex"],
+      [":key-initech", "initech"],
+    ]);
+    const auth = basicAuth({
+      verify: ({ username, password }) => {
+        const account = accounts.get(`${username}:${password}`);
+        return account === undefined ? null : { account };
+      },
+    });
+    let runs = 0;
+    class CreatePayout extends OpenAPIRoute {
+      schema = {
+        auth,
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver) }),
+        request: { body: contentJson(z.object({ amount: z.number() })) },
+        responses: { "201": { description: "Created" } },
+      };
+      async handle() {
+        const { account } = await this.getPrincipal();
+        runs++;
+        return Response.json({ account, run: runs }, { status: 201, headers: { location: `/payouts/${runs}` } });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/payouts", CreatePayout);
+    const send = (credential: string, key: string, amount: number) =>
+      app.request(
+        "/payouts",
+        jsonBody({ amount }, { headers: { authorization: `Basic ${btoa(credential)}`, "idempotency-key": key } }),
+      );
+    const acme = await send("api:key-acme", "order-1", 100);
+    expect([acme.status, await acme.json()]).toEqual([201, { account: "acme", run: 1 }]);
+    const globex = await send("api:key-globex", "order-1", 100);
+    expect([globex.status, await globex.json()]).toEqual([201, { account: "globex", run: 2 }]);
+    expect(globex.headers.get("location")).toBe("/payouts/2");
+    // A key one client used first never blocks another's request with a 422.
+    expect((await send("api:key-globex", "order-2", 5)).status).toBe(201);
+    expect((await send("api:key-acme", "order-2", 7)).status).toBe(201);
+    // An empty user name is a credential like any other: its retry replays its own answer.
+    const initech = await send(":key-initech", "order-1", 100);
+    expect([initech.status, await initech.json()]).toEqual([201, { account: "initech", run: 5 }]);
+    const retried = await send(":key-initech", "order-1", 100);
+    expect([retried.status, await retried.json()]).toEqual([201, { account: "initech", run: 5 }]);
+    expect(runs).toBe(5);
   });
 
   it("a rate-limited route scopes its keys by caller too: the limit authenticates, the key still knows who", async () => {

@@ -287,7 +287,56 @@ function recordingStore(): RateLimitStore & { buckets: string[] } {
   };
 }
 
+/** The route `/me` behind `auth` and `/status` public, both under one router policy `name` counting in `store`. */
+function keyedApp(
+  harness: (typeof httpHarnesses)[number],
+  auth: ReturnType<typeof apiKeyAuth>,
+  name: string,
+  key: (ctx: RateLimitContext) => string | undefined,
+  store: RateLimitStore,
+) {
+  class Me extends Ping {
+    schema = { responses: pong };
+  }
+  class Public extends Ping {
+    schema = { responses: pong, security: [] };
+  }
+  const app = harness.make({ auth, rateLimit: rateLimit({ name, limit: 5, windowSeconds: 3600, key, store }) });
+  app.router.get("/me", Me);
+  app.router.get("/status", Public);
+  return app;
+}
+
+/**
+ * A key's buckets and an address's never meet, whatever the key is: an account whose id is a victim's address,
+ * or a header any client sets to it, spends none of the attempts counted against that address.
+ */
+async function keysNeverFillAnAddressBucket(harness: (typeof httpHarnesses)[number], store: () => RateLimitStore) {
+  const keys = new Map([
+    ["key-ada", { id: "ada" }],
+    ["key-mallory", { id: "127.0.0.2" }],
+  ]);
+  const auth = apiKeyAuth({ in: "header", name: "X-API-Key", verify: (key) => keys.get(key) ?? null });
+  const byPrincipal = keyedApp(harness, auth, "account", ({ principal }) => (principal as { id: string }).id, store());
+  const mallory = { headers: { "x-api-key": "key-mallory" } };
+  for (let i = 0; i < 5; i++) expect((await byPrincipal.requestFrom!("127.0.0.1", "/me", mallory)).status).toBe(200);
+  expect((await byPrincipal.requestFrom!("127.0.0.1", "/me", mallory)).status).toBe(429);
+  const ada = await byPrincipal.requestFrom!("127.0.0.2", "/me", { headers: { "x-api-key": "key-ada" } });
+  expect(ada.status).toBe(200);
+
+  // Keyed by a header, as rateLimit()'s example is: a client with no credentials at all sets it to the victim's address.
+  const byHeaderKey = keyedApp(harness, auth, "header", byHeader("x-api-key"), store());
+  const forged = { headers: { "x-api-key": "127.0.0.2" } };
+  for (let i = 0; i < 5; i++) expect((await byHeaderKey.requestFrom!("127.0.0.1", "/status", forged)).status).toBe(200);
+  const victim = await byHeaderKey.requestFrom!("127.0.0.2", "/me", { headers: { "x-api-key": "key-ada" } });
+  expect(victim.status).toBe(200);
+}
+
 describe.each(httpHarnesses)("rate limits and authentication over HTTP on $name", (harness) => {
+  it("keeps a key's buckets apart from an address's: no key, whatever its value, fills another client's address bucket", async () => {
+    await keysNeverFillAnAddressBucket(harness, memoryRateLimitStore);
+  });
+
   it("counts wrong passwords against the address: past the limit a 429, and verify is not run", async () => {
     const { Login, calls } = passwordRoute(rateLimit({ limit: 5, windowSeconds: 60, store: memoryRateLimitStore() }));
     const app = harness.make();
@@ -327,12 +376,12 @@ describe.each(httpHarnesses)("rate limits and authentication over HTTP on $name"
     expect((await user()).status).toBe(200);
     for (const name of ["bob", "carol", "dave"]) expect((await user(name)).status).toBe(200);
     expect(store.buckets.slice(0, 6)).toEqual([
-      "default:127.0.0.2",
-      "default:127.0.0.2",
-      "default:127.0.0.2",
-      "default:127.0.0.2",
-      "default:127.0.0.1",
-      "default:ada",
+      "default@127.0.0.2",
+      "default@127.0.0.2",
+      "default@127.0.0.2",
+      "default@127.0.0.2",
+      "default@127.0.0.1",
+      "default#ada",
     ]);
   });
 
@@ -373,7 +422,7 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await from("2001:db8:1:2:abcd::")).status).toBe(429);
     expect((await from("2001:db8:1:3::1")).status).toBe(200);
     expect(new Set(store.buckets)).toEqual(
-      new Set(["default:203.0.113.7", "default:203.0.113.8", "default:2001:db8:1:2::/64", "default:2001:db8:1:3::/64"]),
+      new Set(["default@203.0.113.7", "default@203.0.113.8", "default@2001:db8:1:2::/64", "default@2001:db8:1:3::/64"]),
     );
   });
 
@@ -391,7 +440,7 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       );
     }
     expect(statuses).toEqual([200, 200, 429, 429, 429]);
-    expect(new Set(store.buckets)).toEqual(new Set(["default:127.0.0.1"]));
+    expect(new Set(store.buckets)).toEqual(new Set(["default@127.0.0.1"]));
   });
 
   it("trustProxy.forwardedFor: the entry the nearest trusted proxy appended; what the client sent before it is ignored", async () => {
@@ -406,10 +455,10 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     // Fewer entries than trusted proxies: the request did not come through them; the connection's address counts.
     expect((await via("10.0.0.2")).status).toBe(200);
     expect(store.buckets).toEqual([
-      "default:203.0.113.5",
-      "default:203.0.113.5",
-      "default:203.0.113.6",
-      "default:127.0.0.1",
+      "default@203.0.113.5",
+      "default@203.0.113.5",
+      "default@203.0.113.6",
+      "default@127.0.0.1",
     ]);
   });
 
@@ -446,13 +495,13 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       ["1::2::3", "127.0.0.1"],
       ["12345::1", "127.0.0.1"],
       ["::ffff:1.2.3.256", "127.0.0.1"],
-      ["203.0.113.7:8080", "127.0.0.1"],
+      ["203.0.113.7:8080", "203.0.113.7"],
       ["proxy.example", "127.0.0.1"],
     ];
     for (const [sent] of cases) {
       expect((await app.request("/ping", { headers: { "x-real-ip": sent } })).status, sent).toBe(200);
     }
-    expect(store.buckets).toEqual(cases.map(([, bucket]) => `default:${bucket}`));
+    expect(store.buckets).toEqual(cases.map(([, bucket]) => `default@${bucket}`));
   });
 
   it("trustProxy.forwardedFor: one proxy's entry is the last; as many entries as proxies is the first", async () => {
@@ -472,11 +521,52 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await via("/three", " 198.51.100.3 , 10.0.0.1, 10.0.0.2")).status).toBe(200);
     expect((await via("/three", "10.0.0.1, 10.0.0.2")).status).toBe(200);
     expect(store.buckets).toEqual([
-      "default:203.0.113.9",
-      "default:203.0.113.10",
-      "default:198.51.100.3",
-      "default:127.0.0.1",
+      "default@203.0.113.9",
+      "default@203.0.113.10",
+      "default@198.51.100.3",
+      "default@127.0.0.1",
     ]);
+  });
+
+  it("trustProxy reads an entry a proxy wrote with its port (ip:port, [v6]:port) as that address: each client keeps its own bucket", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    // Azure's front ends append `ip:port` to X-Forwarded-For.
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, store, trustProxy: { forwardedFor: 1 } })),
+    );
+    const via = (xff: string) => app.request("/ping", { headers: { "x-forwarded-for": xff } });
+    expect((await via("198.51.100.7:50123")).status).toBe(200);
+    expect((await via("198.51.100.7:50999")).status).toBe(429);
+    expect((await via("10.1.1.1, 198.51.100.8:443")).status).toBe(200);
+    expect((await via("[2001:db8:1:2::7]:443")).status).toBe(200);
+    expect((await via("[2001:db8:1:2::8]")).status).toBe(429);
+    expect((await via("2001:db8:1:3::1")).status).toBe(200);
+    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535.
+    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999"]) await via(entry);
+    expect(store.buckets).toEqual([
+      "default@198.51.100.7",
+      "default@198.51.100.7",
+      "default@198.51.100.8",
+      "default@2001:db8:1:2::/64",
+      "default@2001:db8:1:2::/64",
+      "default@2001:db8:1:3::/64",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@127.0.0.1",
+    ]);
+
+    const real = recordingStore();
+    const behindNginx = harness.make();
+    behindNginx.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, store: real, trustProxy: { header: "x-real-ip" } })),
+    );
+    expect((await behindNginx.request("/ping", { headers: { "x-real-ip": "203.0.113.9:1234" } })).status).toBe(200);
+    expect((await behindNginx.request("/ping", { headers: { "x-real-ip": "203.0.113.10:1234" } })).status).toBe(200);
+    expect(real.buckets).toEqual(["default@203.0.113.9", "default@203.0.113.10"]);
   });
 
   it("refuses a trustProxy that names neither a header nor a count of proxies", () => {
@@ -579,6 +669,18 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
           const answer = await app.requestFrom!("127.0.0.1", "/login", { headers: basic(name, "right") });
           expect(answer.status).toBe(200);
         }
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it.skipIf(engine.skip)(
+    "keeps a key's buckets apart from an address's: no key, whatever its value, fills another client's address bucket",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        await keysNeverFillAnAddressBucket(httpHarnesses[0]!, () => sqlRateLimitStore(driver));
       } finally {
         await close();
       }

@@ -60,7 +60,7 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
       const db = await worker.mf.getD1Database("DB");
       const row = await db
         .prepare("SELECT hits FROM specroute_rate_limits WHERE bucket = ?")
-        .bind(`d1:${client}`)
+        .bind(`d1#${client}`)
         .first();
       expect(row).toEqual({ hits: 3 });
     });
@@ -77,11 +77,11 @@ describe("rate limits and idempotency keys inside workerd (Miniflare)", () => {
       const db = await worker.mf.getD1Database("DB");
       const rows = await db
         .prepare("SELECT bucket, hits FROM specroute_rate_limits WHERE bucket IN (?, ?) ORDER BY bucket")
-        .bind(`address:${v4}`, `address:${v6}::/64`)
+        .bind(`address@${v4}`, `address@${v6}::/64`)
         .all();
       expect(rows.results).toEqual([
-        { bucket: `address:${v6}::/64`, hits: 3 },
-        { bucket: `address:${v4}`, hits: 3 },
+        { bucket: `address@${v6}::/64`, hits: 3 },
+        { bucket: `address@${v4}`, hits: 3 },
       ]);
     });
 

@@ -1,3 +1,5 @@
+import { InputValidationException } from "../../errors/exceptions";
+
 /** Longest text read as an address: an IPv6 address with an embedded IPv4 address and a zone stays well under it. */
 const MAX_ADDRESS = 64;
 
@@ -49,6 +51,28 @@ export function forwardedFor(header: string, hops: number): string | undefined {
   return undefined;
 }
 
+/** An IPv4 address and a port (`192.0.2.1:443`), and a bracketed IPv6 address with an optional one (`[2001:db8::1]:443`). */
+const V4_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/;
+const V6_BRACKETED = /^\[([0-9A-Fa-f:.%]+)\](?::(\d{1,5}))?$/;
+
+/**
+ * The address in an entry a proxy wrote with the client's port, as some do in `X-Forwarded-For` (Azure's
+ * `ip:port`, a bracketed `[v6]:port`); the entry as it is otherwise (a bare IPv6 address keeps its
+ * colons). A port past 65535 is no port: the entry is returned whole, and is no address.
+ *
+ * @example
+ * withoutPort("198.51.100.7:50123"); // "198.51.100.7"
+ * withoutPort("[2001:db8::1]:443"); // "2001:db8::1"
+ * withoutPort("2001:db8::1"); // "2001:db8::1"
+ */
+export function withoutPort(entry: string): string {
+  if (entry.length > MAX_ADDRESS + 8) return entry;
+  const match = V4_PORT.exec(entry) ?? V6_BRACKETED.exec(entry);
+  if (match === null) return entry;
+  const port = match[2];
+  return port === undefined || Number(port) <= 65535 ? match[1]! : entry;
+}
+
 function ipv4(text: string): number[] | undefined {
   const match = IPV4.exec(text);
   if (match === null) return undefined;
@@ -74,4 +98,17 @@ function ipv6(text: string): number[] | undefined {
   const rest = parts[1]!.map((group) => Number.parseInt(group, 16));
   const missing = 8 - head.length - rest.length;
   return missing >= 1 ? [...head, ...Array<number>(missing).fill(0), ...rest] : undefined;
+}
+
+/**
+ * The 400 for a request whose connection the runtime names no address for (the client reset or closed it
+ * while the request waited, or it is a Unix socket's): what counts by address cannot count it, so it is not
+ * served, as a request left uncounted would run as often as a client cares to vanish.
+ */
+export function noConnectionAddress(): InputValidationException {
+  return new InputValidationException(
+    "The connection has no client address (the client closed it, or the server listens on a socket without " +
+      "addresses): a request that cannot be counted by address is not served",
+    null,
+  );
 }

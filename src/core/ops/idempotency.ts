@@ -152,7 +152,7 @@ export interface IdempotencyOptions {
   /**
    * Whose keys a request's are: requests of one scope share keys, other scopes never see them. Default:
    * the credentials that authenticated the request (its scheme and bearer token, API key or Basic user
-   * name, stored only hashed with the key); on a route without `auth`, one scope for every client
+   * and password, stored only hashed with the key); on a route without `auth`, one scope for every client
    * (warned once when the route compiles). Return the principal's account, say, to keep keys across
    * rotated tokens: `({ principal }) => principal.accountId`.
    */

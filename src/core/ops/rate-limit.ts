@@ -1,7 +1,7 @@
 import { TooManyRequestsException } from "../../errors/exceptions";
 import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
-import { addressKey, forwardedFor } from "./client-address";
+import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
 
 /** What a rate limit's key function and its store see of one request. */
@@ -11,8 +11,10 @@ export interface RateLimitContext {
   principal: unknown;
   /**
    * The client's address as the policy reads it (the runtime's, or the one a trusted proxy's header holds),
-   * parsed: an IPv4 address, or an IPv6 address's /64 network (`2001:db8:1:2::/64`); undefined where the
-   * runtime gives none. Read when first asked for.
+   * parsed: an IPv4 address, or an IPv6 address's /64 network (`2001:db8:1:2::/64`); undefined where no
+   * runtime value that gives one is at hand. Read when first asked for; reading it refuses the request with
+   * a 400 where the runtime serves it but names no address (the client is gone), so such a request is never
+   * served uncounted.
    */
   readonly address: string | undefined;
   /** The router's environment bindings (a Worker's `env`; `@hono/node-server`'s `{ incoming }`). */
@@ -39,7 +41,10 @@ export interface RateLimitOutcome {
  * const store: RateLimitStore = { hit: async (bucket, policy) => ({ allowed: true, remaining: policy.limit - 1 }) };
  */
 export interface RateLimitStore {
-  /** Counts one request in `bucket` (the policy's name and the request's key) and says whether it is allowed. */
+  /**
+   * Counts one request in `bucket` (the policy's name and the request's key: `<name>@<address>` for an
+   * address, `<name>#<key>` for another key) and says whether it is allowed.
+   */
   hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome>;
   /**
    * Gives back one request `hit` counted in `bucket`'s current window (never below 0). On a route with
@@ -129,6 +134,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
   if (typeof options.store?.hit !== "function") throw new Error("rateLimit store must have a hit() method");
   const readAddress = addressReader(name, checkedTrustProxy(options.trustProxy));
   const keyedByAddress = options.key === undefined || options.key === clientIp;
+  const buckets = bucketNames(name);
   // The policy carries what limiting does (the pipeline and the document call it), so an app that
   // declares no rate limit bundles none of it.
   const policy: RateLimitPolicy = Object.freeze({
@@ -139,7 +145,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitPolicy {
     store: options.store,
     policyHeader: `"${name}";q=${options.limit};w=${options.windowSeconds}`,
     admit: (incoming: IncomingRequest, env: unknown, authenticate?: () => Promise<unknown>) =>
-      admit(policy, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
+      admit(policy, buckets, new LimitedRequest(readAddress, incoming, env), keyedByAddress, authenticate),
     withHeaders: withRateLimitHeaders,
     documentResponses: <R extends DocumentedResponse>(responses: DocumentedResponses<R> | undefined) =>
       withRateLimitResponses(responses, policy),
@@ -197,32 +203,35 @@ class LimitedRequest implements RateLimitContext {
  */
 async function admit(
   policy: RateLimitPolicy,
+  buckets: BucketNames,
   ctx: LimitedRequest,
   keyedByAddress: boolean,
   authenticate: (() => Promise<unknown>) | undefined,
 ): Promise<Admitted> {
-  if (authenticate === undefined) return { principal: undefined, state: await countIn(policy, policy.key(ctx), ctx) };
-  const address = ctx.address;
-  const attempt = await countIn(policy, address, ctx);
+  const keyBucket = keyedByAddress ? buckets.address : buckets.key;
+  if (authenticate === undefined) {
+    return { principal: undefined, state: await countIn(policy, keyBucket(policy.key(ctx)), ctx) };
+  }
+  const addressBucket = buckets.address(ctx.address);
+  const attempt = await countIn(policy, addressBucket, ctx);
   if (keyedByAddress) return { principal: await authenticate(), state: attempt };
   ctx.principal = await authenticate();
-  const refunding =
-    attempt === undefined ? undefined : policy.store.refund?.(await bucketOf(policy, address!), policy, ctx);
+  const refunding = attempt === undefined ? undefined : policy.store.refund?.(await addressBucket!, policy, ctx);
   try {
-    return { principal: ctx.principal, state: await countIn(policy, policy.key(ctx), ctx) };
+    return { principal: ctx.principal, state: await countIn(policy, keyBucket(policy.key(ctx)), ctx) };
   } finally {
     await refunding;
   }
 }
 
-/** Counts the request in `key`'s bucket: the state to write on its answer; a 429 over the limit; none without a key. */
+/** Counts the request in `bucket`: the state to write on its answer; a 429 over the limit; none without a bucket. */
 async function countIn(
   policy: RateLimitPolicy,
-  key: string | undefined,
+  bucket: Promise<string> | string | undefined,
   ctx: RateLimitContext,
 ): Promise<RateLimitState | undefined> {
-  if (key === undefined) return undefined;
-  const outcome = await policy.store.hit(await bucketOf(policy, key), policy, ctx);
+  if (bucket === undefined) return undefined;
+  const outcome = await policy.store.hit(await bucket, policy, ctx);
   const state = { policy, outcome };
   if (outcome.allowed) return state;
   throw tooManyRequests(state);
@@ -241,9 +250,23 @@ function tooManyRequests(state: RateLimitState): TooManyRequestsException {
 /** Longest bucket name kept as it is; a longer one (a long key of the app's) is counted under its SHA-256. */
 const MAX_BUCKET = 200;
 
-/** The bucket of `key` under `policy`: `<name>:<key>`, or its SHA-256 in hex when longer than 200 characters. */
-function bucketOf(policy: RateLimitPolicy, key: string): Promise<string> | string {
-  return boundedBucket(`${policy.name}:${key}`);
+/** A policy's two namespaces of buckets: an address's, and a key's (a principal, an API key); none without one. */
+interface BucketNames {
+  address(address: string | undefined): Promise<string> | string | undefined;
+  key(key: string | undefined): Promise<string> | string | undefined;
+}
+
+/**
+ * The buckets of the policy `name`: `<name>@<address>` for an address, `<name>#<key>` for any other key, each
+ * as its SHA-256 when longer than 200 characters. A name never holds `@` or `#`, so the name and the kind are
+ * read back from the first of them: no key equals an address's bucket, nor another policy's bucket, whatever
+ * its value (an account id "127.0.0.2", a header a client sets).
+ */
+function bucketNames(name: string): BucketNames {
+  return {
+    address: (address) => (address === undefined ? undefined : boundedBucket(`${name}@${address}`)),
+    key: (key) => (key === undefined ? undefined : boundedBucket(`${name}#${key}`)),
+  };
 }
 
 /**
@@ -286,6 +309,16 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
   };
   const fromRuntime = (incoming: IncomingRequest) => {
     const given = incoming.clientAddress();
+    if (given === null) {
+      warnOnce(
+        "gone",
+        incoming,
+        "the runtime named no address for a request's connection (the client closed it, or the server listens on " +
+          "a Unix socket), so it was refused with a 400 rather than served uncounted. Behind a proxy on a Unix " +
+          "socket, set trustProxy: see docs/operations.md",
+      );
+      throw noConnectionAddress();
+    }
     const key = given === undefined ? undefined : addressKey(given);
     if (key === undefined) {
       warnOnce(
@@ -303,7 +336,8 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
   return (incoming) => {
     const sent = incoming.header(header);
     const given = sent === null ? undefined : hops === undefined ? sent : forwardedFor(sent, hops);
-    const key = given === undefined ? undefined : addressKey(given);
+    // A trusted proxy may write the client's port after its address (Azure: `ip:port`, `[v6]:port`).
+    const key = given === undefined ? undefined : addressKey(withoutPort(given));
     if (key !== undefined) return key;
     warnOnce("proxy", incoming, `${header} held no client address: counted by the connection's address instead`);
     return fromRuntime(incoming);

@@ -23,10 +23,12 @@ export interface IncomingRequest {
   header(name: string): string | null;
   /**
    * The client's address as the runtime serving the request gives it (a socket's peer, Bun's `requestIP`,
-   * Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), unparsed; undefined where it gives none. Never
-   * read from a header a client can set.
+   * Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), unparsed. `null` where the runtime serves the
+   * request and names no address for it: the client is gone (Node forgets a closed socket's peer) or its
+   * connection has none (a Unix socket). Undefined where no runtime value that gives one is at hand (a
+   * Request handed to `app.fetch` without it). Never read from a header a client can set.
    */
-  clientAddress(): string | undefined;
+  clientAddress(): string | null | undefined;
   /** The path parameters the router matched. */
   urlParams(): Record<string, string | undefined>;
   /** The query as the router parsed it (a repeated key as an array); undefined to parse it from the URL. */

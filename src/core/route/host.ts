@@ -30,9 +30,10 @@ export interface EndpointHost {
   /**
    * The client's address as the runtime gives it for a request's handler arguments (the socket's under
    * `@hono/node-server`, Bun's `requestIP`, Deno's `remoteAddr`, `CF-Connecting-IP` on Workers), unparsed;
-   * undefined where the runtime gives none.
+   * `null` where the runtime serves the request but names no address for it (the client is gone), undefined
+   * where no runtime value that gives one is at hand (see `IncomingRequest.clientAddress`).
    */
-  clientAddress(args: unknown[]): string | undefined;
+  clientAddress(args: unknown[]): string | null | undefined;
   /**
    * Anything else a chanfana app reads of its router (`routes`, `registry`, `getGeneratedSchema()`), as
    * chanfana typed `params.router` as `any`; specroute's own endpoints read only the members above.

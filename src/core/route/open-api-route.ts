@@ -10,7 +10,10 @@ export interface RouteOptions {
   raiseUnknownParameters: boolean;
   /** The registered path in OpenAPI form, e.g. `/users/{userId}`. */
   route: string;
-  /** The URL parameter names of the route as registered on its router, the router's base included, in order. */
+  /**
+   * The URL parameter names of the route as registered on its router, the router's base included, in order;
+   * for a class `compiledPerPath` served under a mount, those of the full path the mount serves it at.
+   */
   urlParams: string[];
   /** The lower-case HTTP method the route was registered with (e.g. PUT or PATCH for updates). */
   method?: string;
@@ -52,6 +55,13 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * needed, which keeps start-up free of the schemas' cost.
    */
   static readonly compiledAtRegistration: boolean = false;
+  /**
+   * Whether the route depends on every URL parameter of the path serving it, a mount's prefix included:
+   * mounted where the full path has other parameters than the path it was registered at, the class is
+   * constructed and compiled again for that full path (the auto endpoints' collections are scoped by
+   * them). Otherwise `params.urlParams` are those of the path it was registered at, as in chanfana.
+   */
+  static readonly compiledPerPath: boolean = false;
 
   /** The endpoint's contract; declared with zod's core schema type, so checking a subclass's field stays cheap. */
   schema: OpenAPIRouteSchema<SchemaType> = {};
@@ -289,6 +299,7 @@ export type OpenAPIRouteClass = (new (
 ) => OpenAPIRoute) & {
   isRoute?: boolean;
   compiledAtRegistration?: boolean;
+  compiledPerPath?: boolean;
 };
 
 /** Whether a value is an endpoint class (by shape, so two loaded copies still agree). */

@@ -101,10 +101,12 @@ export function basicAuth<P>(options: BasicAuthOptions<P>): Authenticator<P> {
     scheme,
     challenge,
     expects: "a user name and password in the Authorization header (Basic)",
-    // The user is who calls; the password, hashed unsalted into a key, could be guessed back.
+    // The whole credential, as a bearer token or an API key is: clients sharing a user name (`api:<key>`)
+    // are told apart by the password, and an empty user name (`-u :<token>`) is a credential like any other.
     caller(request) {
       const encoded = authorization(request, "basic");
-      return encoded === undefined ? undefined : decodeBasic(encoded)?.username || undefined;
+      const credentials = encoded === undefined ? null : decodeBasic(encoded);
+      return credentials === null ? undefined : `${credentials.username}:${credentials.password}`;
     },
     async authenticate(request, ctx) {
       const encoded = authorization(request, "basic");

@@ -10,7 +10,7 @@ export type CallerCredentials = (request: Request, by: Authenticator<unknown>) =
 
 /**
  * How a route's callers are told apart: by what the scheme that authenticated each request says of its
- * credentials (a bearer token, an API key, a Basic user name). Undefined on a route without
+ * credentials (a bearer token, an API key, a Basic user and password). Undefined on a route without
  * authentication. Throws, when the route compiles, for a scheme that cannot tell (no `caller`: an
  * `Authenticator` of the app's own).
  *

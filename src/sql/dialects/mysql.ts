@@ -32,7 +32,9 @@ function assertCount(value: number): number {
  * MySQL 5.7+/8 and MariaDB, without RETURNING: written rows are re-selected by primary key and a
  * deleted row is selected before the DELETE (two statements, not atomic against concurrent writers).
  * Search lowercases both sides so `_bin`/`_cs` collations are case-insensitive too; a `_ci`
- * collation may also ignore accents, which other engines do not.
+ * collation may also ignore accents, which other engines do not. Equality with text (a filter, a path
+ * key, a primary key) is exact, as on the other engines, whatever the column's collation: `column = ?`
+ * narrows by the index, and a comparison of both as UTF-8 bytes beside it keeps the exact matches.
  *
  * @example
  * const driver = mysql2Driver(pool) // uses mysqlDialect
@@ -59,6 +61,15 @@ export const mysqlDialect: Dialect = {
     }
     if (typeof value === "string") return `CAST(${column} AS BINARY) = CAST(${placeholder} AS BINARY)`;
     return `${column} = ${placeholder}`;
+  },
+  // A text column's value as UTF-8 bytes: equal only when every code point is (a `_ci` collation folds case and
+  // accents, PAD SPACE drops trailing spaces). A number's or a date's column has the charset `binary`: its
+  // `column = ?` already compares by value, which its bytes would not ("1.50" against "1.5").
+  exactText: (column, placeholders) => {
+    const bytes = (text: string) => `CAST(CONVERT(${text} USING utf8mb4) AS BINARY)`;
+    const values = placeholders.map(bytes);
+    const test = values.length === 1 ? `= ${values[0]}` : `IN (${values.join(", ")})`;
+    return `(CHARSET(${column}) = 'binary' OR ${bytes(column)} ${test})`;
   },
   dataException: isDataException,
   uniqueIndexColumns: (table, index) => ({
