@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -16,6 +17,10 @@ export default defineConfig({
   test: {
     reporters: ["default", "./test/engine-summary.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // A worker per core (vitest's default leaves one idle): each has a database schema of its own.
+    maxWorkers: availableParallelism(),
+    globalSetup: ["./test/setup/databases.global.ts"],
+    setupFiles: ["./test/setup/databases.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

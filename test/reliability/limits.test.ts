@@ -191,9 +191,8 @@ describe("body size limit over real HTTP (@hono/node-server on 127.0.0.1)", () =
         }),
       );
     }
-    // All 100 quick requests were answered while every slow body was still arriving.
+    // All 100 quick requests were answered while every slow body was still arriving (the order, not a time).
     expect(slowFinished).toBe(0);
-    expect(Math.max(...latencies)).toBeLessThan(500);
     const answers = await Promise.all(slow);
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
     expect(JSON.parse(answers[0]!.body)).toEqual({ length: 60 });
