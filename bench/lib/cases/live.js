@@ -325,7 +325,7 @@ async function withTables(url, tables, work) {
   }
 }
 
-/** Runs the case over `builds` (lib/builds.js): returns `{ meta, results }`, one result per server, in liveServers' order. */
+/** Runs the case over `builds` (lib/builds.js): `{ meta, results }`, one result per server, in liveServers' order. */
 export async function runLive({ mode = "full", url = DEFAULT_PG_URL, builds, log = console.log }) {
   const { listeners, seconds } = SETTINGS[mode];
   const version = await checkDatabase(url);
@@ -357,7 +357,7 @@ export async function runLive({ mode = "full", url = DEFAULT_PG_URL, builds, log
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(value >= 100 ? 0 : 2) : "n/a");
 
-/** The case's Markdown: one row per server, then specroute's ratio to the baseline (and, with two builds, after / before). */
+/** The case's Markdown: one row per server, specroute's ratio to the baseline and, with two builds, after / before. */
 export function renderLive({ meta, results }) {
   const builds = meta.builds ?? [];
   const order =

@@ -163,11 +163,12 @@ async function sample(load, server, amount) {
 const spread = (each) => ({ median: median(each), min: Math.min(...each), max: Math.max(...each) });
 
 /**
- * Runs the case over `builds` (lib/builds.js: this checkout's, and another's with `--before`):
- * `{ meta, perVariant, ratios, changes, rounds }`, keyed by variant, then by build where both ran.
+ * Runs the case over `builds` (lib/builds.js: this checkout's, and another's with `--before`), in the mode's
+ * number of rounds or `roundCount`: `{ meta, perVariant, ratios, changes, rounds }`, keyed by variant, then
+ * by build.
  */
-export async function runOps({ mode = "full", builds, log = console.log }) {
-  const settings = SETTINGS[mode];
+export async function runOps({ mode = "full", builds, rounds: roundCount, log = console.log }) {
+  const settings = { ...SETTINGS[mode], ...(roundCount && { rounds: roundCount }) };
   const loadAtStart = loadavg().map((n) => n.toFixed(2));
   const load = spawnNode(join(BENCH_DIR, "lib/schemas-load-main.js"), [], { cpu: PINNING?.load });
   const servers = [];
@@ -273,7 +274,7 @@ function table(header, rows) {
   return [line(header), `| ${rule.join(" | ")} |`, ...rows.map(line)];
 }
 
-/** One build's table: per variant, requests per server CPU-second, the ratio to the plain route, µs of CPU per request and req/s. */
+/** One build's table: per variant, requests per server CPU-second, the ratio to plain, CPU µs per request, req/s. */
 function buildTable(perVariant, ratios, build) {
   return table(
     ["route", "req / server CPU-s", "ratio to plain", "CPU µs / request", "req/s (wall)"],
@@ -291,7 +292,10 @@ function buildTable(perVariant, ratios, build) {
   );
 }
 
-/** Two builds' table: per variant, each build's requests per server CPU-second, their ratio, each one's ratio to its plain route and its µs of CPU per request. */
+/**
+ * Two builds' table: per variant, each build's requests per server CPU-second, their ratio, each one's ratio
+ * to its own plain route, and both builds' CPU µs per request.
+ */
 function pairTable(perVariant, ratios, changes) {
   return table(
     [
