@@ -427,8 +427,11 @@ export function renderLive({ meta, results }) {
         : "no listener bounds (the build has no maxListeners option)";
     lines.push("", `Listener bounds: ${before.id} ${bounds(before)}; ${mine.id} ${bounds(mine)}.`);
   }
-  const failed = results.filter((r) => r.failedWrites > 0);
-  for (const r of failed)
+  for (const r of results.filter((x) => x.failedWrites > 0))
     lines.push("", `⚠ ${r.id}: ${r.failedWrites} writes failed (${r.failedWriteError}); their events count as lost.`);
+  for (const r of results.filter((x) => x.unansweredWrites > 0)) {
+    const unanswered = `${r.unansweredWrites} writes unanswered ${WRITES_MS / 1000} s after the last was sent`;
+    lines.push("", `⚠ ${r.id}: ${unanswered}; their events not heard count as lost.`);
+  }
   return lines.join("\n");
 }
