@@ -1,6 +1,7 @@
 // A server of the live case: `node lib/live-server-main.js <specroute|baseline>`, its app
 // (apps/live-<id>.js) on PostgreSQL (SPECROUTE_PG_URL, table LIVE_TABLE, channel LIVE_CHANNEL), served
-// by @hono/node-server on 127.0.0.1 (a free port, reported over IPC); reports its own CPU time.
+// by @hono/node-server on 127.0.0.1 (a free port, reported over IPC with the app's listener bounds, if it
+// has any); reports its own CPU time.
 import { serve } from "@hono/node-server";
 import pg from "pg";
 
@@ -18,7 +19,7 @@ if (id !== "specroute" && id !== "baseline") throw new Error(`unknown live serve
 const { createLiveApp } = await import(`../apps/live-${id}.js`);
 const connectionString = process.env.SPECROUTE_PG_URL;
 const pool = new pg.Pool({ connectionString, max: 10 });
-const { app, close } = await createLiveApp({
+const { app, close, listenerBounds } = await createLiveApp({
   pool,
   connectionString,
   table: process.env.LIVE_TABLE,
@@ -41,5 +42,5 @@ process.on("message", (message) => {
 });
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
-  process.send({ type: "ready", port: info.port });
+  process.send({ type: "ready", port: info.port, listenerBounds });
 });

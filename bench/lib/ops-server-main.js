@@ -1,12 +1,16 @@
-// A server of the operations case: `node lib/ops-server-main.js <plain|limited-memory|limited-sql|idempotent-sql>`.
-// The same create route (`POST /orders`, a SqlCreateEndpoint on SQLite through better-sqlite3, in memory)
-// with nothing more, a rate limit (memory or SQL store, a limit never reached) or idempotency keys (SQL
-// store in the same database); served with @hono/node-server on 127.0.0.1 (a free port, reported over
-// IPC). On request it reports its own CPU time around a sample.
+// A server of the operations case: `node lib/ops-server-main.js <variant>`, one of ROUTES' names. The same
+// create route (`POST /orders`, a SqlCreateEndpoint on SQLite through better-sqlite3, in memory) with
+// nothing more, behind an API key, with a rate limit (memory or SQL store, a limit never reached, counted by
+// the client's address or by the API key's client) or with idempotency keys (SQL store in the same
+// database); served with @hono/node-server on 127.0.0.1 (a free port, reported over IPC). On request it
+// reports its own CPU time around a sample, the rows created and the rate limit buckets its SQL store holds.
+// Whichever specroute build the process loads (lib/builds.js) serves it: every option used here exists in
+// the builds compared.
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { Hono } from "hono";
 import {
+  apiKeyAuth,
   betterSqlite3Driver,
   fromHono,
   idempotency,
@@ -26,24 +30,33 @@ process.on("uncaughtException", fail);
 process.on("unhandledRejection", fail);
 process.on("disconnect", () => process.exit(0));
 
-const VARIANTS = ["plain", "limited-memory", "limited-sql", "idempotent-sql"];
-const variant = process.argv[2];
-if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}`);
-
 const sqlite = new Database(":memory:");
 sqlite.exec(
   "CREATE TABLE orders (id INTEGER PRIMARY KEY AUTOINCREMENT, item TEXT NOT NULL, quantity INTEGER NOT NULL)",
 );
 const db = betterSqlite3Driver(sqlite);
 
+// The one key lib/cases/ops.js sends (X-API-Key: bench-key).
+const clients = new Map([["bench-key", { client: "bench-client" }]]);
+const apiKey = apiKeyAuth({ in: "header", name: "X-API-Key", verify: (key) => clients.get(key) ?? null });
+const byClient = ({ principal }) => principal.client;
+
 // Never reached in a run: the limit's cost is its count, not its refusals.
-const NEVER = { limit: 1_000_000_000, windowSeconds: 60 };
-const extra = {
-  plain: {},
-  "limited-memory": { rateLimit: rateLimit({ name: "bench", ...NEVER, store: memoryRateLimitStore() }) },
-  "limited-sql": { rateLimit: rateLimit({ name: "bench", ...NEVER, store: sqlRateLimitStore(db) }) },
-  "idempotent-sql": { idempotency: idempotency({ store: sqlIdempotencyStore(db) }) },
-}[variant];
+const limited = (store, key) => rateLimit({ name: "bench", limit: 1_000_000_000, windowSeconds: 60, store, key });
+
+const ROUTES = {
+  plain: () => ({}),
+  keyed: () => ({ auth: apiKey }),
+  "limited-memory": () => ({ rateLimit: limited(memoryRateLimitStore()) }),
+  "limited-memory-key": () => ({ auth: apiKey, rateLimit: limited(memoryRateLimitStore(), byClient) }),
+  "limited-sql": () => ({ rateLimit: limited(sqlRateLimitStore(db)) }),
+  "limited-sql-key": () => ({ auth: apiKey, rateLimit: limited(sqlRateLimitStore(db), byClient) }),
+  "idempotent-sql": () => ({ idempotency: idempotency({ store: sqlIdempotencyStore(db) }) }),
+  "idempotent-sql-key": () => ({ auth: apiKey, idempotency: idempotency({ store: sqlIdempotencyStore(db) }) }),
+};
+const variant = process.argv[2];
+if (!Object.hasOwn(ROUTES, variant)) throw new Error(`unknown variant ${variant}`);
+const extra = ROUTES[variant]();
 
 const Order = z.object({ id: z.number().int(), item: z.string().min(1), quantity: z.number().int().min(1) });
 
@@ -55,6 +68,12 @@ class CreateOrder extends SqlCreateEndpoint {
 const app = new Hono();
 fromHono(app, { db }).post("/orders", CreateOrder);
 
+/** The buckets sqlRateLimitStore holds (its table is made on the first hit): how the policy named them. */
+function buckets() {
+  const made = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE name = 'specroute_rate_limits'").get();
+  return made ? sqlite.prepare("SELECT bucket FROM specroute_rate_limits ORDER BY bucket").pluck().all() : [];
+}
+
 let mark = process.cpuUsage();
 process.on("message", (message) => {
   if (message.type === "cpu-start") {
@@ -63,7 +82,7 @@ process.on("message", (message) => {
   } else if (message.type === "cpu-stop") {
     const { user, system } = process.cpuUsage(mark);
     const rows = sqlite.prepare("SELECT COUNT(*) AS n FROM orders").get().n;
-    process.send({ type: "cpu", cpuMicros: user + system, rss: process.memoryUsage.rss(), rows });
+    process.send({ type: "cpu", cpuMicros: user + system, rss: process.memoryUsage.rss(), rows, buckets: buckets() });
   }
 });
 

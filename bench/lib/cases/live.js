@@ -1,9 +1,11 @@
 // The live case (issue #30's bench): N listeners of a live collection on one server process and one
 // write per 10 ms, for specroute (SqlChangesEndpoint + SqlCreateEndpoint on pgDriver, apps/live-specroute.js)
 // and a hand-written Hono SSE + LISTEN/NOTIFY baseline (apps/live-baseline.js), one server after the
-// other in the same run. Each server runs in its own process (lib/live-server-main.js); the listeners
-// and the writer run here, with plain fetch and a small SSE line reader. Each write's title carries its
-// send time, so each listener measures its delivery latency (receive time − send time, one clock).
+// other in the same run; with a second build (`--before`, lib/builds.js), specroute's server from that
+// build too, right before this checkout's. Each server runs in its own process (lib/live-server-main.js);
+// the listeners and the writer run here, with plain fetch and a small SSE line reader. Each write's title
+// carries its send time, so each listener measures its delivery latency (receive time − send time, one
+// clock).
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -11,10 +13,22 @@ import { BENCH_DIR } from "../frameworks.js";
 import { ask, kill, PINNING, spawnNode, waitForMessage } from "../processes.js";
 import { percentile } from "../stats.js";
 
-export const SERVERS = [
-  { id: "baseline", label: "Hono SSE + LISTEN/NOTIFY by hand (baseline)" },
-  { id: "specroute", label: "specroute live collection (pgDriver)" },
-];
+const BASELINE = { id: "baseline", app: "baseline", label: "Hono SSE + LISTEN/NOTIFY by hand (baseline)" };
+const SPECROUTE = "specroute live collection (pgDriver)";
+
+/**
+ * The servers of a run over `builds` (lib/builds.js), in the order they run: the baseline, then specroute
+ * from each build, the other build's (`specroute-before`) right before this checkout's (`specroute`).
+ */
+export function liveServers(builds) {
+  const [after, before] = builds;
+  if (before === undefined) return [BASELINE, { id: "specroute", app: "specroute", label: SPECROUTE, build: after }];
+  return [
+    BASELINE,
+    { id: "specroute-before", app: "specroute", label: `${SPECROUTE}, ${before.label}`, build: before },
+    { id: "specroute", app: "specroute", label: `${SPECROUTE}, ${after.label}`, build: after },
+  ];
+}
 
 const SETTINGS = {
   full: { listeners: 1_000, seconds: 20 },
@@ -197,12 +211,13 @@ async function until(test, timeoutMs) {
 /** Runs one server under the load; returns its figures. */
 async function runServer(server, { listeners: count, seconds, url, table, log }) {
   const writes = Math.round((seconds * 1000) / WRITE_EVERY_MS);
-  const child = spawnNode(join(BENCH_DIR, "lib/live-server-main.js"), [server.id], {
+  const child = spawnNode(join(BENCH_DIR, "lib/live-server-main.js"), [server.app], {
     cpu: PINNING?.server,
-    env: { SPECROUTE_PG_URL: url, LIVE_TABLE: table, LIVE_CHANNEL: table },
+    execArgv: server.build?.execArgv,
+    env: { ...server.build?.env, SPECROUTE_PG_URL: url, LIVE_TABLE: table, LIVE_CHANNEL: table },
   });
   try {
-    const { port } = await waitForMessage(child, "ready", 30_000);
+    const { port, listenerBounds } = await waitForMessage(child, "ready", 30_000);
     const origin = `http://127.0.0.1:${port}`;
     const latencies = new Float64Array(count * writes).fill(Number.NaN);
     const listeners = Array.from({ length: count }, (_, i) => new Listener(i, writes, latencies));
@@ -250,6 +265,7 @@ async function runServer(server, { listeners: count, seconds, url, table, log })
     const result = {
       id: server.id,
       label: server.label,
+      listenerBounds,
       listeners: count,
       writes,
       failedWrites: written.failed,
@@ -309,15 +325,16 @@ async function withTables(url, tables, work) {
   }
 }
 
-/** Runs the case: returns `{ meta, results }`, one result per server, in SERVERS' order. */
-export async function runLive({ mode = "full", url = DEFAULT_PG_URL, log = console.log } = {}) {
+/** Runs the case over `builds` (lib/builds.js): `{ meta, results }`, one result per server, in liveServers' order. */
+export async function runLive({ mode = "full", url = DEFAULT_PG_URL, builds, log = console.log }) {
   const { listeners, seconds } = SETTINGS[mode];
   const version = await checkDatabase(url);
   const loadAtStart = loadavg().map((n) => n.toFixed(2));
-  const tables = SERVERS.map((server) => `bench_live_${server.id}_${process.pid}`);
+  const servers = liveServers(builds);
+  const tables = servers.map((server) => `bench_live_${server.id.replaceAll("-", "_")}_${process.pid}`);
   const results = await withTables(url, tables, async () => {
     const done = [];
-    for (const [i, server] of SERVERS.entries()) {
+    for (const [i, server] of servers.entries()) {
       done.push(await runServer(server, { listeners, seconds, url, table: tables[i], log }));
     }
     return done;
@@ -329,6 +346,7 @@ export async function runLive({ mode = "full", url = DEFAULT_PG_URL, log = conso
     seconds,
     writeEveryMs: WRITE_EVERY_MS,
     postgres: version,
+    builds: builds.map(({ id, label, revision }) => ({ id, label, revision })),
     pinning: PINNING ? `server on core ${PINNING.server}, listeners and writer on core ${PINNING.load}` : "none",
     machine: `${cpus().length}× ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadAtStart.join(" ")} at start, ${loadavg()
       .map((n) => n.toFixed(2))
@@ -339,11 +357,16 @@ export async function runLive({ mode = "full", url = DEFAULT_PG_URL, log = conso
 
 const ms = (value) => (Number.isFinite(value) ? value.toFixed(value >= 100 ? 0 : 2) : "n/a");
 
-/** The case's Markdown: one row per server, then specroute's ratio to the baseline. */
+/** The case's Markdown: one row per server, specroute's ratio to the baseline and, with two builds, after / before. */
 export function renderLive({ meta, results }) {
+  const builds = meta.builds ?? [];
+  const order =
+    builds.length > 1
+      ? `the servers run one after the other (specroute from ${builds[1].label} right before ${builds[0].label})`
+      : "the servers run one after the other";
   const lines = [
     `${meta.date.slice(0, 16).replace("T", " ")} UTC (${meta.mode}), ${meta.machine}; PostgreSQL ${meta.postgres}; ${meta.pinning}.`,
-    `${meta.listeners} listeners on one server process, one write per ${meta.writeEveryMs} ms for ${meta.seconds} s (after ${WARM_UP_WRITES} warm-up writes); the servers run one after the other. Latency: a write's send time to a listener's receipt. Server CPU (user + system) from the first write until the last event arrived (writes included), per delivered event, and as a share of one core over that window; "POST p50" is the writes' own round trip.`,
+    `${meta.listeners} listeners on one server process, one write per ${meta.writeEveryMs} ms for ${meta.seconds} s (after ${WARM_UP_WRITES} warm-up writes); ${order}. Latency: a write's send time to a listener's receipt. Server CPU (user + system) from the first write until the last event arrived (writes included), per delivered event, and as a share of one core over that window; "POST p50" is the writes' own round trip.`,
     "",
   ];
   const header = [
@@ -370,23 +393,24 @@ export function renderLive({ meta, results }) {
     ms(r.writeP50Ms),
     (r.windowMs / 1000).toFixed(1),
   ]);
+  const ratio = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "n/a");
+  const ratioRow = (label, mine, base) => [
+    label,
+    ratio(mine.delivered, base.delivered),
+    "",
+    ratio(mine.p50Ms, base.p50Ms),
+    ratio(mine.p99Ms, base.p99Ms),
+    ratio(mine.maxMs, base.maxMs),
+    ratio(mine.cpuMicrosPerEvent, base.cpuMicrosPerEvent),
+    "",
+    ratio(mine.writeP50Ms, base.writeP50Ms),
+    "",
+  ];
   const base = results.find((r) => r.id === "baseline");
   const mine = results.find((r) => r.id === "specroute");
-  if (base && mine) {
-    const ratio = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "n/a");
-    rows.push([
-      "ratio specroute / baseline",
-      ratio(mine.delivered, base.delivered),
-      "",
-      ratio(mine.p50Ms, base.p50Ms),
-      ratio(mine.p99Ms, base.p99Ms),
-      ratio(mine.maxMs, base.maxMs),
-      ratio(mine.cpuMicrosPerEvent, base.cpuMicrosPerEvent),
-      "",
-      ratio(mine.writeP50Ms, base.writeP50Ms),
-      "",
-    ]);
-  }
+  const before = results.find((r) => r.id === "specroute-before");
+  if (base && mine) rows.push(ratioRow("ratio specroute / baseline", mine, base));
+  if (before && mine) rows.push(ratioRow("ratio specroute after / before", mine, before));
   const widths = header.map((_, i) => Math.max(3, ...[header, ...rows].map((row) => row[i].length)));
   const line = (row) =>
     `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(" | ")} |`;
@@ -396,8 +420,18 @@ export function renderLive({ meta, results }) {
     "",
     `Load generator CPU (listeners and writer, one process): ${results.map((r) => `${r.id} ${(r.loadGeneratorCpuShare * 100).toFixed(0)} % of a core`).join(", ")}.`,
   );
-  const failed = results.filter((r) => r.failedWrites > 0);
-  for (const r of failed)
+  if (before && mine) {
+    const bounds = (r) =>
+      r.listenerBounds
+        ? `at most ${r.listenerBounds.perCaller} listeners per caller and ${r.listenerBounds.perProcess} per process (raised by the bench app from the defaults, 16 and 1,000, which would refuse its listeners, all from 127.0.0.1)`
+        : "no listener bounds (the build has no maxListeners option)";
+    lines.push("", `Listener bounds: ${before.id} ${bounds(before)}; ${mine.id} ${bounds(mine)}.`);
+  }
+  for (const r of results.filter((x) => x.failedWrites > 0))
     lines.push("", `⚠ ${r.id}: ${r.failedWrites} writes failed (${r.failedWriteError}); their events count as lost.`);
+  for (const r of results.filter((x) => x.unansweredWrites > 0)) {
+    const unanswered = `${r.unansweredWrites} writes unanswered ${WRITES_MS / 1000} s after the last was sent`;
+    lines.push("", `⚠ ${r.id}: ${unanswered}; their events not heard count as lost.`);
+  }
   return lines.join("\n");
 }
