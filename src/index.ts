@@ -16,6 +16,7 @@ export type {
   EnvPredicate,
   ResolvedRouterOptions,
   RouterOptions,
+  ValidationFailures,
 } from "./adapters/options";
 export { validateBasePath } from "./adapters/options";
 export type { ServedRoute as RouteEntry } from "./adapters/served-route";

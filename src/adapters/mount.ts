@@ -55,11 +55,12 @@ export class Mount {
 
   /**
    * Whether this mount changes what the routes it mounts enforce: the parent router has `auth` or
-   * `security` or `rateLimit`, or refuses JSON sent as `text/plain`.
+   * `security` or `rateLimit`, refuses JSON sent as `text/plain`, or answers validation failures before `handle()`.
    */
   get addsLayer(): boolean {
-    const { auth, security, readTextPlainAsJson, rateLimit } = this.parent.options;
-    return auth !== undefined || security !== undefined || !readTextPlainAsJson || rateLimit !== undefined;
+    const { auth, security, readTextPlainAsJson, rateLimit, validationFailures } = this.parent.options;
+    const strict = validationFailures === "before-handle";
+    return auth !== undefined || security !== undefined || !readTextPlainAsJson || rateLimit !== undefined || strict;
   }
 
   /** A nested router's handler, registered at `path` there, as this mount serves it; undefined to leave it out. */

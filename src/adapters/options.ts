@@ -1,6 +1,7 @@
 import type { RateLimitDeclaration } from "../core/ops/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
+import type { ValidationFailures } from "../core/route/route-plan";
 import type { Tracing } from "../core/route/tracing";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import type { AuthOption, SecurityRequirement } from "../core/security/auth";
@@ -8,7 +9,7 @@ import type { DocsAssetFile } from "../docs-ui";
 import type { ErrorFormat, HandlerZodErrors } from "../errors/render";
 import type { DocumentSchema, OpenAPIVersion } from "../openapi/types";
 
-export type { DocumentContext, EnvPredicate };
+export type { DocumentContext, EnvPredicate, ValidationFailures };
 
 /**
  * Where the docs pages load Swagger UI, ReDoc and Scalar from: a CDN (default), or the app itself,
@@ -66,6 +67,14 @@ export interface RouterOptions {
   raiseOnError?: boolean;
   /** Let errors, validation failures included, reach the router's error handling unformatted. Default false. */
   passthroughErrors?: boolean;
+  /**
+   * When a request that fails validation is answered. `"when-asked"` (default, chanfana's order): the 400
+   * is raised where `handle()` calls `getValidatedData()`, so an error the handler throws before that (a
+   * 401, a 404) is the answer, and no code after it runs on invalid input; a handler that never asks
+   * still answers the 400. `"before-handle"`: the 400 is answered before `handle()` runs, so no handler
+   * code ever runs on invalid input. A router mounted under one with `"before-handle"` keeps it.
+   */
+  validationFailures?: ValidationFailures;
   /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */
   errorFormat?: ErrorFormat;
   /**
@@ -148,6 +157,7 @@ export interface ResolvedRouterOptions {
   validateResponse: boolean;
   raiseOnError: boolean;
   passthroughErrors: boolean;
+  validationFailures: ValidationFailures;
   errorFormat: ErrorFormat;
   handlerZodErrors: HandlerZodErrors;
   serializers: Readonly<Record<string, Serializer>>;
@@ -203,6 +213,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     validateResponse: options.validateResponse ?? false,
     raiseOnError: options.raiseOnError ?? false,
     passthroughErrors: options.passthroughErrors ?? false,
+    validationFailures: validationFailuresOption(options.validationFailures),
     errorFormat: options.errorFormat ?? "envelope",
     handlerZodErrors: handlerZodErrorsOption(options.handlerZodErrors),
     serializers: serializersOption(options.serializers),
@@ -216,6 +227,14 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     tracing: tracingOption(options.tracing),
     rateLimit: options.rateLimit,
   };
+}
+
+function validationFailuresOption(value: ValidationFailures | undefined): ValidationFailures {
+  if (value === undefined) return "when-asked";
+  if (value !== "when-asked" && value !== "before-handle") {
+    throw new Error(`validationFailures must be "when-asked" or "before-handle", got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 function tracingOption(tracing: Tracing | undefined): Tracing | undefined {

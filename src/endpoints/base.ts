@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { OpenAPIRoute, type RouteOptions } from "../core/route/open-api-route";
 import { jsonResponse } from "../core/route/respond";
+import type { ValidationFailures } from "../core/route/route-plan";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
 import { NotFoundException, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 import { automatic } from "../openapi/automatic-responses";
@@ -28,6 +29,11 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   static override readonly configurationFields: readonly string[] = ["_meta"];
   /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
   static override readonly compiledAtRegistration: boolean = true;
+  /**
+   * Their handlers read the request before anything else, so a 400 answered before `handle()` is the same
+   * answer with no handler run; a subclass whose `handle()` checks something first may set `"when-asked"`.
+   */
+  static override readonly validationFailures: ValidationFailures | undefined = "before-handle";
 
   /** The model this endpoint serves, and how: its schemas zod's, or another library's (docs/schema-libraries.md). */
   declare _meta: Meta<ModelSchema>;

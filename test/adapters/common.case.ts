@@ -530,7 +530,8 @@ export function runCommonSuite(harness: AdapterHarness): void {
       const response = await request("/hooked/1");
       expect(response.status).toBe(409);
       expect(await json(response)).toEqual({ handled: "boom" });
-      expect((await request("/hooked/x")).status).toBe(400);
+      // The handler throws before it asks for its data: its own error is the answer, as on chanfana.
+      expect((await request("/hooked/x")).status).toBe(409);
     });
   });
 

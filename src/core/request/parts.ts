@@ -14,6 +14,11 @@ interface FieldPlan {
   key: string;
   scalar: ScalarKind;
   array: boolean;
+  /**
+   * What a required field the request left empty reads as: `null`, as chanfana hands zod (so its 400 says
+   * "expected string, received null"), for an absent header or an empty value; an optional field (and a form field) stays unset.
+   */
+  required?: boolean;
 }
 
 /** How one declared part is read and coerced, compiled once per route. */
@@ -31,7 +36,13 @@ export interface PartPlan {
 /** Compiles one part; only the query string is closed: headers and cookies always carry more than an API declares. */
 export function compilePart(name: ParameterPart, schema: z.ZodType, raiseUnknownParameters: boolean): PartPlan {
   const shape = seam.objectShape(schema);
-  const fields = shape ? Object.entries(shape).map(([key, member]) => ({ key, ...seam.fieldKind(member) })) : null;
+  const fields = shape
+    ? Object.entries(shape).map(([key, member]) => ({
+        key,
+        ...seam.fieldKind(member),
+        required: !seam.acceptsUndefined(member),
+      }))
+    : null;
   return {
     name,
     schema,
@@ -174,9 +185,14 @@ function extractFields(
     }
     return out;
   }
+  // chanfana reads every declared header, so one not sent is null to it, as an empty query value is.
+  const absentIsEmpty = part.name === "headers";
   for (const field of part.fields) {
     const value = source.value(field.key);
-    if (value === null || value === "") continue;
+    if (value === null || value === "") {
+      if (field.required && (value === "" || absentIsEmpty)) out[field.key] = null;
+      continue;
+    }
     if (!Array.isArray(value)) {
       // One value, the common case: no arrays made.
       const coerced = coerce(value, field.scalar);

@@ -12,7 +12,7 @@ import {
 } from "./open-api-route";
 import { fieldSnapshot, perRequestFields } from "./per-request-fields";
 import { ResponsePlan } from "./respond";
-import { type PlanOptions, RoutePlan } from "./route-plan";
+import { type PlanOptions, RoutePlan, type ValidationFailures } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";
 import type { RouteTrace } from "./tracing";
 
@@ -71,12 +71,14 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
   const constructed = constructedFields.get(endpoint) ?? fieldSnapshot(endpoint);
   const schema = endpoint.getSchema();
   checkSchemaSlots(schema);
+  const responder = new ResponsePlan(schema, options.validateResponse, options.serializers, options);
+  const validationFailures = strictestOrder(endpoint, options, responder);
   return Object.freeze({
     endpoint,
     schema,
     method: options.method,
-    plan: new RoutePlan(schema, options),
-    responder: new ResponsePlan(schema, options.validateResponse, options.serializers, options),
+    plan: new RoutePlan(schema, { ...options, validationFailures }),
+    responder,
     validatesResponseItself: endpoint.validateResponse !== OpenAPIRoute.prototype.validateResponse,
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
@@ -85,6 +87,16 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
     failureAs: options.failureAs,
     label: options.label,
   });
+}
+
+/**
+ * The route's order of errors: `"before-handle"` where its class or its router asks for it, and for a
+ * route that streams, whose handler may only ask for its data once the stream's headers are sent.
+ */
+function strictestOrder(endpoint: OpenAPIRoute, options: CompileOptions, responder: ResponsePlan): ValidationFailures {
+  const ownClass = (endpoint.constructor as OpenAPIRouteClass).validationFailures;
+  if (ownClass === "before-handle" || options.validationFailures === "before-handle") return "before-handle";
+  return responder.streams.length > 0 ? "before-handle" : "when-asked";
 }
 
 /**

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "../schema-types";
 import type { EndpointHost } from "./host";
 import { ResponsePlan } from "./respond";
+import type { ValidationFailures } from "./route-plan";
 
 /** What the router hands an endpoint when it is registered (chanfana's `RouteOptions`). */
 export interface RouteOptions {
@@ -62,6 +63,13 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * them). Otherwise `params.urlParams` are those of the path it was registered at, as in chanfana.
    */
   static readonly compiledPerPath: boolean = false;
+  /**
+   * When a request that fails validation is answered: `"when-asked"` raises its 400 where `handle()` asks
+   * for its data, as chanfana does, so what the handler throws first (a 401, a 404) is the answer;
+   * `"before-handle"` answers it before `handle()` runs. Unset, the router's `validationFailures` decides;
+   * either can only make the order stricter. The auto endpoints set `"before-handle"`.
+   */
+  static readonly validationFailures: ValidationFailures | undefined = undefined;
 
   /** The endpoint's contract; declared with zod's core schema type, so checking a subclass's field stays cheap. */
   schema: OpenAPIRouteSchema<SchemaType> = {};
@@ -104,6 +112,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * const { body, query } = await this.getValidatedData();
    */
   async getValidatedData<S = never>(this: { schema: S }): Promise<ValidatedData<S>> {
+    raisePendingFailure(this as unknown as RequestContext);
     const data = (this as unknown as OpenAPIRoute).validatedData;
     if (data === undefined) throw new Error("getValidatedData() can only be called while a request is handled");
     return data as ValidatedData<S>;
@@ -120,8 +129,9 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * }
    */
   async getPrincipal<S = never>(this: { schema: S }): Promise<PrincipalOf<S>> {
-    const self = this as unknown as OpenAPIRoute;
-    if (self.validatedData === undefined)
+    const self = this as unknown as RequestContext;
+    // A request whose validation failed was still authenticated: its principal is known.
+    if (self.validatedData === undefined && self.pendingFailure === undefined)
       throw new Error("getPrincipal() can only be called while a request is handled");
     return self.authPrincipal as PrincipalOf<S>;
   }
@@ -183,7 +193,10 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    */
   async validateRequest(request: Request): Promise<Record<string, unknown>> {
     const served = servedOf(this, "validateRequest");
-    if (this.validatedData !== undefined && served.requestOf(this.args) === request) return this.validatedData;
+    if (served.requestOf(this.args) === request) {
+      raisePendingFailure(this as unknown as RequestContext);
+      if (this.validatedData !== undefined) return this.validatedData;
+    }
     return served.validate(request, this.args);
   }
 
@@ -255,8 +268,24 @@ export interface RequestState {
   validatedData: Record<string, unknown> | undefined;
   unvalidatedData: UnvalidatedData | undefined;
   authPrincipal: unknown;
+  /** The request's validation failure while `handle()` has yet to ask for its data (routes raising it when asked). */
+  pendingFailure: PendingFailure | undefined;
   /** The route as the router serving this request serves it (a mount's, when mounted). */
   [SERVED]: ServedEndpoint;
+}
+
+/** A validation failure held for `handle()`: raised when it asks for its data; `raised` once it has been. */
+export interface PendingFailure {
+  readonly error: unknown;
+  raised: boolean;
+}
+
+/** Throws the request's held validation failure, if any: the 400 a handler meets where it asks for its data. */
+function raisePendingFailure(ctx: RequestContext): void {
+  const pending = ctx.pendingFailure;
+  if (pending === undefined) return;
+  pending.raised = true;
+  throw pending.error;
 }
 
 /** A request's own object: inherits from the endpoint instance, holds the request's state. */
@@ -279,6 +308,7 @@ export function requestStateFactory(
     this.validatedData = undefined;
     this.unvalidatedData = undefined;
     this.authPrincipal = undefined;
+    this.pendingFailure = undefined;
     this[SERVED] = served;
     for (const [name, copy] of fields) this[name] = copy(source[name]);
   }
@@ -300,6 +330,7 @@ export type OpenAPIRouteClass = (new (
   isRoute?: boolean;
   compiledAtRegistration?: boolean;
   compiledPerPath?: boolean;
+  validationFailures?: ValidationFailures;
 };
 
 /** Whether a value is an endpoint class (by shape, so two loaded copies still agree). */

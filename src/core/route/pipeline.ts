@@ -1,4 +1,4 @@
-import { isApiException, ResponseValidationException } from "../../errors/exceptions";
+import { isApiException, MultiException, ResponseValidationException } from "../../errors/exceptions";
 import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import type { IncomingRequest } from "../request/incoming";
@@ -69,16 +69,18 @@ function run(
 ): Response | Promise<Response> {
   const ctx = route.newRequestState(incoming.args, served);
   const validating = span?.child("validate", "internal", {});
+  // Kept here, so a failure held for handle() still hands it what was read (and who was authenticated).
+  const result = state ?? { validated: {}, unvalidated: {}, principal: undefined };
   let validation: ReturnType<RoutePlan["validate"]>;
   try {
-    validation = route.plan.validate(incoming, state);
+    validation = route.plan.validate(incoming, result);
   } catch (thrown) {
-    return failValidation(route, ctx, incoming, thrown, validating);
+    return failValidation(route, ctx, incoming, result, thrown, span, validating);
   }
   if (validation instanceof Promise) {
     return validation.then(
-      (result) => handleValidated(route, ctx, incoming, result, span, validating),
-      (thrown) => failValidation(route, ctx, incoming, thrown, validating),
+      (validated) => handleValidated(route, ctx, incoming, validated, span, validating),
+      (thrown) => failValidation(route, ctx, incoming, result, thrown, span, validating),
     );
   }
   return handleValidated(route, ctx, incoming, validation, span, validating);
@@ -135,39 +137,76 @@ function handleRequest(
   try {
     result = ctx.handle(...ctx.args);
   } catch (thrown) {
-    return fail(route, ctx, incoming, thrown, false);
+    return failHandled(route, ctx, incoming, thrown);
   }
   // As with validation: a promise only where `handle` returned one, so a synchronous handler stays synchronous.
   if (isThenable(result)) {
     return Promise.resolve(result).then(
-      (value) => respond(route, ctx, incoming, value),
-      (thrown) => fail(route, ctx, incoming, thrown, false),
+      (value) => answerHandled(route, ctx, incoming, value),
+      (thrown) => failHandled(route, ctx, incoming, thrown),
     );
   }
-  return respond(route, ctx, incoming, result);
+  return answerHandled(route, ctx, incoming, result);
 }
 
-/** Each field that failed validation is an event of the validation span: its path and message, never its value. */
+/**
+ * A request that failed validation: answered now, or, on a route raising it when asked, handed to
+ * `handle()` with the failure held for its `getValidatedData()` (see `answerHandled`). Only 400s are
+ * held: a refused authentication, a body too large or of the wrong type is answered before the handler.
+ */
 function failValidation(
   route: CompiledRoute,
   ctx: RequestContext,
   incoming: IncomingRequest,
+  result: ValidationResult,
   thrown: unknown,
+  span: TraceSpan | undefined,
   validating: TraceSpan | undefined,
-): Promise<Response> {
-  if (validating) {
-    if (isApiException(thrown) && thrown.isVisible) {
-      for (const { path, message } of thrown.buildResponse()) {
-        if (!path) continue;
-        validating.event("specroute.validation.failed", {
-          "specroute.validation.path": path.join("."),
-          "specroute.validation.message": message,
-        });
-      }
-    }
-    validating.end();
+): Response | Promise<Response> {
+  if (validating) endValidationSpan(validating, thrown);
+  if (!route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
+    return fail(route, ctx, incoming, thrown, true);
   }
-  return fail(route, ctx, incoming, thrown, true);
+  ctx.pendingFailure = { error: thrown, raised: false };
+  return span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
+}
+
+/** Each field that failed validation is an event of the validation span: its path and message, never its value. */
+function endValidationSpan(validating: TraceSpan, thrown: unknown): void {
+  if (isApiException(thrown) && thrown.isVisible) {
+    for (const { path, message } of thrown.buildResponse()) {
+      if (!path) continue;
+      validating.event("specroute.validation.failed", {
+        "specroute.validation.path": path.join("."),
+        "specroute.validation.message": message,
+      });
+    }
+  }
+  validating.end();
+}
+
+/**
+ * What `handle()` returned, answered. On a request whose validation failure is held: a handler that
+ * never asked for its data answers the 400 all the same, unless it answered an error of its own (a
+ * Response of status 400 or more), since the document promises the 400 for input the schema refuses.
+ */
+function answerHandled(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  result: unknown,
+): Response | Promise<Response> {
+  const pending = ctx.pendingFailure;
+  if (pending === undefined || pending.raised || (result instanceof Response && result.status >= 400)) {
+    return respond(route, ctx, incoming, result);
+  }
+  return fail(route, ctx, incoming, pending.error, true);
+}
+
+/** What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). */
+function failHandled(route: CompiledRoute, ctx: RequestContext, incoming: IncomingRequest, thrown: unknown) {
+  const raised = ctx.pendingFailure !== undefined && thrown === ctx.pendingFailure.error;
+  return fail(route, ctx, incoming, thrown, raised);
 }
 
 function enterValidated(
@@ -176,7 +215,8 @@ function enterValidated(
   { validated, unvalidated, principal }: ValidationResult,
 ): void {
   ctx.unvalidatedData = unvalidated;
-  ctx.validatedData = validated;
+  // What parsed of a request that failed is no validated data: the handler gets the failure instead.
+  if (ctx.pendingFailure === undefined) ctx.validatedData = validated;
   ctx.authPrincipal = principal;
   // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
   ctx.args = incoming.args;
@@ -302,14 +342,14 @@ function handleInSpan(
     result = handling.run(() => ctx.handle(...ctx.args));
   } catch (thrown) {
     handling.end(handlerErrorType(thrown));
-    return fail(route, ctx, incoming, thrown, false);
+    return failHandled(route, ctx, incoming, thrown);
   }
   if (!isThenable(result)) return handledInSpan(route, ctx, incoming, result, handling);
   return Promise.resolve(result).then(
     (value) => handledInSpan(route, ctx, incoming, value, handling),
     (thrown) => {
       handling.end(handlerErrorType(thrown));
-      return fail(route, ctx, incoming, thrown, false);
+      return failHandled(route, ctx, incoming, thrown);
     },
   );
 }
@@ -322,7 +362,7 @@ function handledInSpan(
   handling: TraceSpan,
 ): Response | Promise<Response> {
   handling.end();
-  return respond(route, ctx, incoming, result);
+  return answerHandled(route, ctx, incoming, result);
 }
 
 /** What `handle` threw, as `error.type`: none for a framework error the client is to blame for (a 404, a 409). */

@@ -34,8 +34,16 @@ import { callerCredentials } from "../security/callers";
 import { type Authenticated, RouteSecurity, type SecurityLayer } from "../security/security";
 import type { Tracing } from "./tracing";
 
+/**
+ * When a request that fails validation is answered: where `handle()` asks for its data (chanfana's order,
+ * so the handler's own 401 or 404 comes first), or before `handle()` runs.
+ */
+export type ValidationFailures = "when-asked" | "before-handle";
+
 /** What one router serving a route (its own, or one it is mounted under) brings to the route's plan. */
 export interface RouterLayer extends SecurityLayer {
+  /** `"before-handle"`: the routes it serves answer a validation failure before `handle()` runs (a mount can only make this stricter). */
+  validationFailures?: ValidationFailures;
   /** The router's document fields: the security schemes its requirements name, its document-wide `security`. */
   schema?: SecurityDocument;
   /** `false`: a JSON body sent as `text/plain` or without a Content-Type is refused (415) on every route it serves. */
@@ -95,6 +103,11 @@ export class RoutePlan {
   readonly bindingsOf: (args: unknown[]) => unknown;
   /** Idempotency keys on this route (its schema's `idempotency`, scoped by this plan's security), or null. */
   readonly idempotency: IdempotentRoute | null;
+  /**
+   * Whether a validation failure (a 400) is held until `handle()` asks for its data. Never on a route with
+   * idempotency keys: a request refused with a 400 must not run, so it never claims its key.
+   */
+  readonly raisesWhenAsked: boolean;
 
   constructor(schema: OpenAPIRouteSchema, options: PlanOptions) {
     const request = schema.request ?? {};
@@ -126,6 +139,7 @@ export class RoutePlan {
     const callers = () => callerCredentials(security);
     const facts = { label: options.label ?? "a route", responses: schema.responses, callers };
     this.idempotency = schema.idempotency?.forRoute(facts) ?? null;
+    this.raisesWhenAsked = options.validationFailures !== "before-handle" && this.idempotency === null;
     Object.freeze(this);
   }
 
@@ -146,8 +160,10 @@ export class RoutePlan {
       security === this.security
         ? this.idempotency
         : (this.idempotency?.scopedBy(() => callerCredentials(security)) ?? null);
+    const raisesWhenAsked = this.raisesWhenAsked && layer.validationFailures !== "before-handle";
     const derived: RoutePlan = Object.create(RoutePlan.prototype);
-    Object.assign(derived, this, { security, parts, body, routers, limitLayers, rateLimit, idempotency });
+    const changed = { security, parts, body, routers, limitLayers, rateLimit, idempotency, raisesWhenAsked };
+    Object.assign(derived, this, changed);
     return Object.freeze(derived) as RoutePlan;
   }
 

@@ -9,7 +9,8 @@ export type Env = { DB: SqlDriver };
 export const app = new Hono<{ Bindings: Env }>();
 
 // Also serves the OpenAPI document at /openapi.json and docs pages at /docs, /redocs and /scalar.
-fromHono(app, { schema: { info: { title: "{{name}}", version: "0.1.0" } } })
+// "before-handle": a request that fails validation is answered 400 before any handler code runs.
+fromHono(app, { schema: { info: { title: "{{name}}", version: "0.1.0" } }, validationFailures: "before-handle" })
   .get("/hello", Hello)
   .post("/notes", CreateNote)
   .get("/notes", ListNotes)
