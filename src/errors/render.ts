@@ -65,9 +65,9 @@ function memberOfItsType(members: readonly (readonly $ZodIssue[])[] | undefined)
   return ofItsType.length === 1 ? ofItsType[0] : undefined;
 }
 
-function issuePath(issue: $ZodIssue): Array<string | number> {
-  // Symbols cannot appear in JSON paths; zod only uses them for exotic record keys.
-  return issue.path.map((key) => (typeof key === "symbol" ? String(key) : key));
+function issuePath(issue: $ZodIssue): string[] {
+  // Every member a string, array indexes too, as chanfana answers and documents them (`z.array(z.string())`).
+  return issue.path.map(String);
 }
 
 /** Whether a thrown value is a ZodError (by shape, so any zod copy counts). */

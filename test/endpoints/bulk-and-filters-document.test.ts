@@ -195,7 +195,7 @@ for (const harness of harnesses) {
         ["at__lt=yesterday", ["query", "at__lt"]],
         ["day__gte=2024-02-30", ["query", "day__gte"]],
         ["stamp__gte=2024-05-01", ["query", "stamp__gte"]],
-        ["kind__in=talk&kind__in=party", ["query", "kind__in", 1]],
+        ["kind__in=talk&kind__in=party", ["query", "kind__in", "1"]],
         ["note__isnull=1", ["query", "note__isnull"]],
       ] as const) {
         const { status, body } = await list(query);

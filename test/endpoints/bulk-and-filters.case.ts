@@ -325,8 +325,8 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
           expect(response.status).toBe(400);
           const paths = (await response.json()).errors.map((error: { path: unknown[] }) => error.path);
           expect(paths).toEqual([
-            ["body", 1, "email"],
-            ["body", 3, "name"],
+            ["body", "1", "email"],
+            ["body", "3", "name"],
           ]);
           expect(calls).toEqual([]);
           expect(await stored()).toEqual([]);
@@ -399,7 +399,7 @@ export function describeBulkSuite(engine: BulkEngine, harnesses: AdapterHarness[
           for (const [query, path] of [
             ["note__isnull=maybe", ["query", "note__isnull"]],
             ["score__gte=two", ["query", "score__gte"]],
-            ["score__in=1&score__in=x", ["query", "score__in", 1]],
+            ["score__in=1&score__in=x", ["query", "score__in", "1"]],
             ["score__lt=1.5", ["query", "score__lt"]],
           ] as const) {
             const response = await app.request(`/people?${query}`);

@@ -49,8 +49,8 @@ describe("bulk create and __isnull on D1 inside workerd (env.DB)", () => {
     expect(response.status).toBe(400);
     const paths = (await response.json()).errors.map((error: { path: unknown[] }) => error.path);
     expect(paths).toEqual([
-      ["body", 1, "email"],
-      ["body", 1, "name"],
+      ["body", "1", "email"],
+      ["body", "1", "name"],
     ]);
   });
 

@@ -325,7 +325,7 @@ for (const engine of storeEngines(TABLE, 2)) {
               { id: 2, email: "b@example.com", role: "admin" },
             ]);
             expect(refused.status).toBe(400);
-            expect(await pathsOf(refused)).toEqual([["body", 1, "approved_by"]]);
+            expect(await pathsOf(refused)).toEqual([["body", "1", "approved_by"]]);
             expect(await rows()).toEqual([]);
             const created = await call("/orgs/7/users/bulk", "POST", [
               { id: 1, email: PADDED, role: "user" },

@@ -1,44 +1,44 @@
 import { type FieldKind, type ScalarKind, seam } from "../../schema";
 import type { RouteParameter } from "../schema-types";
 
-// Decimal only, whole: hex, octal, binary, "Infinity" and "12abc" stay strings and fail validation.
+// Decimal only, whole: hex, octal, binary, "Infinity" and "12abc" are no numbers.
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const INTEGER = /^[-+]?\d+$/;
 
 /**
- * Converts one raw string to the declared scalar kind; a string that does not fit is returned as is.
- * Numbers and bigints are read with surrounding whitespace trimmed (`String.prototype.trim`), as chanfana 3.4
- * reads them, so `" 12 "` is 12 while `"12abc"` and `"  "` stay strings for the schema to reject.
+ * Converts one raw string to the declared scalar kind, as chanfana 3.4 reads query, path and header values:
+ * numbers trimmed and whole decimals only, any other string `NaN` (so the 400 says "expected number,
+ * received NaN", as chanfana's does); booleans trimmed, in any case; dates through `new Date()` (an
+ * unreadable one an invalid Date). Bigints are trimmed whole decimal integers, else left as sent: chanfana's
+ * `BigInt()` would read `"0x10"` as 16 and `" "` as 0.
  *
  * @example
  * coerceScalar(" 12 ", "number") // → 12
- * coerceScalar("12abc", "number") // → "12abc"
+ * coerceScalar("12abc", "number") // → NaN
  */
 export function coerceScalar(raw: string, kind: ScalarKind): unknown {
   switch (kind) {
     case "number":
       return isDigits(raw) ? Number(raw) : decimalOf(raw);
     case "boolean": {
-      const lower = raw.toLowerCase();
-      return lower === "true" ? true : lower === "false" ? false : raw;
+      const word = raw.trim().toLowerCase();
+      return word === "true" ? true : word === "false" ? false : raw;
     }
     case "bigint": {
       const trimmed = raw.trim();
       return INTEGER.test(trimmed) ? BigInt(trimmed) : raw;
     }
-    case "date": {
-      const date = new Date(raw);
-      return Number.isNaN(date.getTime()) ? raw : date;
-    }
+    case "date":
+      return new Date(raw);
     default:
       return raw;
   }
 }
 
-/** `raw` as a number when, trimmed, it is a whole decimal; otherwise `raw` as sent. */
-function decimalOf(raw: string): unknown {
+/** `raw` as a number when, trimmed, it is a whole decimal; otherwise `NaN`. */
+function decimalOf(raw: string): number {
   const trimmed = raw.trim();
-  return DECIMAL.test(trimmed) ? Number(trimmed) : raw;
+  return DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
 }
 
 /** Whether `raw` is a short run of ASCII digits (the common id or page number), without a regex. */
@@ -58,8 +58,8 @@ export type InputEntries =
 
 /**
  * Turns raw request values into what `schema` declares, chanfana's way: `""` becomes `null`, a repeated
- * key an array, and strings of number, boolean, bigint and date fields those types (with specroute's
- * rules: decimal numbers only, a string that does not fit is left for the schema to reject).
+ * key an array, and strings of number, boolean, bigint and date fields those types (chanfana
+ * 3.4's rules, see `coerceScalar`).
  * Returns `null` when there is no value at all.
  *
  * @example
