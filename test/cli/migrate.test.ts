@@ -21,6 +21,10 @@ let original: string;
 
 const cli = (...argv: string[]) => runCli(argv, base);
 
+/** What migrate reports of each onError handler it changes. */
+const GUARDED =
+  "onError now answers an HTTPException with its getResponse() (a validation failure's 400) before its own handling";
+
 const read = (dir: string, file: string) => readFile(join(dir, file), "utf8");
 
 /** The 1-based lines of `file` in the fixture that contain `text`. */
@@ -179,6 +183,54 @@ describe("specroute migrate", () => {
     });
   });
 
+  it("teaches HTTPException to an onError handler the app imports from another of its files", async () => {
+    const split = join(base, "split");
+    await mkdir(join(split, "middleware"), { recursive: true });
+    const files = {
+      "index.ts": [
+        'import { fromHono } from "chanfana";',
+        'import { errorHandler } from "./middleware/error.js";',
+        'import fallback from "./fallback";',
+        'import { missing } from "./nowhere";',
+        "app.onError(errorHandler);",
+        "api.onError(fallback);",
+        "other.onError(missing);",
+      ],
+      "middleware/error.ts": [
+        'import type { ErrorHandler } from "hono";',
+        "",
+        "export const errorHandler: ErrorHandler = (err, c) => {",
+        '  return c.json({ error: "Internal" }, 500);',
+        "};",
+      ],
+      "fallback.ts": ["// The last resort.", 'export default (err: Error) => new Response("no", { status: 500 });'],
+    };
+    for (const [file, lines] of Object.entries(files)) await writeFile(join(split, file), lines.join("\n"));
+    const { stderr } = await cli("migrate", "split", "--write");
+    expect(stderr.split("\n")).toEqual([
+      `fallback.ts:2: ${GUARDED}`,
+      "index.ts:7: onError handler imported from './nowhere', not found",
+      `middleware/error.ts:3: ${GUARDED}`,
+      "specroute migrate: 3 files rewritten, 1 call left for you",
+      "",
+    ]);
+    expect((await read(split, "middleware/error.ts")).split("\n")).toEqual([
+      'import type { ErrorHandler } from "hono";',
+      'import { HTTPException } from "hono/http-exception";',
+      "",
+      "export const errorHandler: ErrorHandler = (err, c) => {",
+      "  if (err instanceof HTTPException) return err.getResponse();",
+      '  return c.json({ error: "Internal" }, 500);',
+      "};",
+    ]);
+    expect((await read(split, "fallback.ts")).split("\n")).toEqual([
+      "// The last resort.",
+      'import { HTTPException } from "hono/http-exception";',
+      "",
+      'export default (err: Error) => err instanceof HTTPException ? err.getResponse() : new Response("no", { status: 500 });',
+    ]);
+  });
+
   it("refuses a wrong number of directories, an unknown option and a file for a directory", async () => {
     const usage = "specroute: usage: specroute migrate <dir> [--write]\n";
     expect(await cli("migrate")).toEqual({ code: 1, stdout: "", stderr: usage });
@@ -246,6 +298,7 @@ describe("migrateSource", () => {
     expect(rewrite(text)).toEqual({
       text: '// app\nimport { fromHono, OpenAPIRoute } from "specroute";\nimport { z } from "zod";\n',
       notes: [],
+      changes: [],
     });
   });
 
@@ -457,6 +510,208 @@ describe("migrateSource", () => {
       "export const c: Int = 1;",
     ]);
     const other = 'import { Str } from "other";\nexport const a = Str();';
-    expect(rewrite(other)).toEqual({ text: other, notes: [] });
+    expect(rewrite(other)).toEqual({ text: other, notes: [], changes: [] });
+  });
+});
+
+describe("migrateSource and zod 3", () => {
+  const rewritten = (lines: string[]) => migrateSource(ts, "file.ts", lines.join("\n"));
+
+  it("keys a one-argument z.record by strings, under any name zod's namespace is imported as, and nowhere else", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'import * as zod from "zod";',
+      'import Z from "zod";',
+      'import { record } from "other";',
+      "export const a = z.record(z.number());",
+      "export const b = zod.record(zod.boolean()).optional();",
+      "export const c = Z.record(Z.string(), Z.number());",
+      "export const d = z.record(...args);",
+      "export const e = other.record(z.number());",
+      "export const f = record(z.number());",
+      "export const g = z.object({ m: z.record(z.record(z.number())) });",
+    ]);
+    expect(notes).toEqual([]);
+    expect(text.split("\n").slice(4)).toEqual([
+      "export const a = z.record(z.string(), z.number());",
+      "export const b = zod.record(zod.string(), zod.boolean()).optional();",
+      "export const c = Z.record(Z.string(), Z.number());",
+      "export const d = z.record(...args);",
+      "export const e = other.record(z.number());",
+      "export const f = record(z.number());",
+      "export const g = z.object({ m: z.record(z.string(), z.record(z.string(), z.number())) });",
+    ]);
+    const notZod = 'import { z } from "zod3-fork";\nexport const a = z.record(z.number());';
+    expect(migrateSource(ts, "file.ts", notZod).text).toBe(notZod);
+  });
+
+  it("rewrites a zod 3 form inside a helper it rewrites, and a helper inside a zod 3 form", () => {
+    const { text } = rewritten([
+      'import { Obj, Str } from "chanfana";',
+      'import { z } from "zod";',
+      "export const a = Obj({ tags: z.record(Str()), id: z.string().uuid() });",
+    ]);
+    expect(text.split("\n").at(-1)).toBe(
+      "export const a = z.object({ tags: z.record(z.string(), z.string()), id: z.string().guid() });",
+    );
+  });
+
+  it("turns zod 3's required_error, invalid_type_error, errorMap and description params into zod 4's", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'export const a = z.string({ required_error: "needed", invalid_type_error: "text" });',
+      'export const b = z.coerce.number({ invalid_type_error: "a number", message: "m" });',
+      'export const c = z.enum(["x"], { errorMap: () => ({ message: "x only" }) });',
+      'export const d = z.string({ description: "a name" }).min(1).optional().parse(v);',
+      'export const e = z.object({ description: z.string() }, { description: "with a description" });',
+      'export const f = z.number({ required_error: "needed", description: "n" });',
+      'export const g = z.enum(["x"], { errorMap: (issue, ctx) => ({ message: ctx.defaultError }) });',
+      "export const h = z.object({ description: z.string(), required_error: z.string() });",
+    ]);
+    expect(text.split("\n").slice(1)).toEqual([
+      'export const a = z.string({ error: (issue) => (issue.input === undefined ? "needed" : "text") });',
+      'export const b = z.coerce.number({ message: "m", error: (issue) => (issue.input === undefined ? undefined : "a number") });',
+      'export const c = z.enum(["x"], { error: () => ({ message: "x only" }) });',
+      'export const d = z.string().min(1).optional().describe("a name").parse(v);',
+      'export const e = z.object({ description: z.string() }).describe("with a description");',
+      'export const f = z.number({ error: (issue) => (issue.input === undefined ? "needed" : undefined) }).describe("n");',
+      'export const g = z.enum(["x"], { errorMap: (issue, ctx) => ({ message: ctx.defaultError }) });',
+      "export const h = z.object({ description: z.string(), required_error: z.string() });",
+    ]);
+    expect(notes).toEqual([
+      {
+        line: 8,
+        reason:
+          "zod 4 ignores errorMap, and this one reads zod 3's issue or context: rewrite it as an error function of zod 4's issue",
+      },
+    ]);
+  });
+
+  it("checks a zod string's uuid() as zod 3 did, and replaces the ip() zod 4 lacks", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'export const a = z.string().min(36).uuid({ message: "an id" }).optional();',
+      "export const b = z.string().ip();",
+      'export const c = z.string().ip({ version: "v6" }).optional();',
+      "export const d = z.string().min(7).ip();",
+      'export const e = z.string().ip({ version: "v4", message: "an address" });',
+      "export const f = faker.string.uuid();",
+    ]);
+    expect(text.split("\n").slice(1)).toEqual([
+      'export const a = z.string().min(36).guid({ message: "an id" }).optional();',
+      "export const b = z.union([z.ipv4(), z.ipv6()]);",
+      "export const c = z.ipv6().optional();",
+      "export const d = z.string().min(7).ip();",
+      'export const e = z.string().ip({ version: "v4", message: "an address" });',
+      "export const f = faker.string.uuid();",
+    ]);
+    const ipNote =
+      "zod 4 has no z.string().ip(), and this one has checks or options it cannot carry over; use z.ipv4() or z.ipv6()";
+    expect(notes).toEqual([
+      { line: 5, reason: ipNote },
+      { line: 6, reason: ipNote },
+    ]);
+  });
+});
+
+describe("migrateSource and onError", () => {
+  const rewritten = (lines: string[]) => migrateSource(ts, "file.ts", lines.join("\n"));
+
+  it("puts the HTTPException guard first in each handler, under its own name for the error, and says so", () => {
+    const { text, changes, notes } = rewritten([
+      'import { Hono } from "hono";',
+      "const app = new Hono();",
+      "app.onError((error, c) => {",
+      "  console.error(error);",
+      '  return c.json({ error: "Internal" }, 500);',
+      "});",
+      "app.onError((e, c) => c.json({ message: e.message }, 500));",
+      "app.onError(async function (failure, c) { return c.text('no', 500); });",
+      "app.onError(handler);",
+      "app.onError(declared);",
+      "app.onError(() => new Response(null, { status: 500 }));",
+      "app.onError(({ message }, c) => c.text(message, 500));",
+      "app.onError((err) => {});",
+      "const handler: ErrorHandler = (err, c) => c.text('no', 500);",
+      "function declared(err: Error, c: Context) {",
+      "  return c.text('no', 500);",
+      "}",
+    ]);
+    expect(text.split("\n")).toEqual([
+      'import { Hono } from "hono";',
+      'import { HTTPException } from "hono/http-exception";',
+      "const app = new Hono();",
+      "app.onError((error, c) => {",
+      "  if (error instanceof HTTPException) return error.getResponse();",
+      "  console.error(error);",
+      '  return c.json({ error: "Internal" }, 500);',
+      "});",
+      "app.onError((e, c) => e instanceof HTTPException ? e.getResponse() : c.json({ message: e.message }, 500));",
+      "app.onError(async function (failure, c) { if (failure instanceof HTTPException) return failure.getResponse(); return c.text('no', 500); });",
+      "app.onError(handler);",
+      "app.onError(declared);",
+      "app.onError(() => new Response(null, { status: 500 }));",
+      "app.onError(({ message }, c) => c.text(message, 500));",
+      "app.onError((err) => { if (err instanceof HTTPException) return err.getResponse(); });",
+      "const handler: ErrorHandler = (err, c) => err instanceof HTTPException ? err.getResponse() : c.text('no', 500);",
+      "function declared(err: Error, c: Context) {",
+      "  if (err instanceof HTTPException) return err.getResponse();",
+      "  return c.text('no', 500);",
+      "}",
+    ]);
+    expect(changes).toEqual([3, 7, 8, 13, 14, 15].map((line) => ({ line, reason: GUARDED })));
+    const unnamed =
+      "onError handler without a named error: make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
+    expect(notes).toEqual([
+      { line: 11, reason: unnamed },
+      { line: 12, reason: unnamed },
+    ]);
+  });
+
+  it("leaves a handler that knows HTTPException or duck-types getResponse(), and notes one it cannot find", () => {
+    const lines = [
+      'import { fromHono } from "specroute";',
+      'import { errorHandler } from "@acme/errors";',
+      'import { localHandler } from "./errors";',
+      "app.onError((err, c) => (err instanceof HTTPException ? err.getResponse() : c.text('no', 500)));",
+      "app.onError((err, c) => ('getResponse' in err ? err.getResponse() : c.text('no', 500)));",
+      "app.onError(errorHandler);",
+      "app.onError(localHandler);",
+      "app.onError(makeHandler());",
+    ];
+    const { text, notes, changes } = rewritten(lines);
+    expect(text).toBe(lines.join("\n"));
+    expect(changes).toEqual([]);
+    const notFound =
+      "is not a function of the app's: make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
+    expect(notes).toEqual([
+      { line: 6, reason: `onError handler 'errorHandler' ${notFound}` },
+      { line: 8, reason: `onError handler 'makeHandler()' ${notFound}` },
+    ]);
+  });
+
+  it("leaves the onError of a file that imports neither Hono, chanfana nor specroute", () => {
+    const lines = ['import { Probot } from "probot";', "app.onError((err) => { console.log(err); });"];
+    expect(rewritten(lines)).toEqual({ text: lines.join("\n"), notes: [], changes: [] });
+  });
+
+  it("adds the HTTPException import after zod's, and none where the file imports it already", () => {
+    const both = rewritten([
+      'import { Str } from "chanfana";',
+      "export const name = Str();",
+      "app.onError((err, c) => c.text('no', 500));",
+    ]);
+    expect(both.text.split("\n").slice(0, 2)).toEqual([
+      'import { z } from "zod";',
+      'import { HTTPException } from "hono/http-exception";',
+    ]);
+    const imported = rewritten([
+      'import { HTTPException } from "hono/http-exception";',
+      "app.onError((err, c) => c.text('no', 500));",
+    ]);
+    expect(imported.text.split("\n")).toEqual([
+      'import { HTTPException } from "hono/http-exception";',
+      "app.onError((err, c) => err instanceof HTTPException ? err.getResponse() : c.text('no', 500));",
+    ]);
   });
 });
