@@ -2,14 +2,16 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Hono } from "hono";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ZodType } from "zod";
 import { LEGACY_HOSTNAME_PATTERN } from "../../src/chanfana/legacy-parameters";
 import { migrateSource } from "../../src/cli/migrate";
 import { ROOT, runCli } from "./run-cli";
 
 const FIXTURE = join(ROOT, "test/cli/fixtures/chanfana2-app");
-const FILES = ["tasks.ts", "app.ts"];
+const FILES = ["tasks.ts", "notes.ts", "errors.ts", "schemas.ts", "app.ts"];
 const HELPER_CALL =
   /\b(?:Str|Num|Int|Bool|DateTime|DateOnly|Email|Uuid|Ip|Ipv4|Ipv6|Hostname|Regex|Enumeration|Arr|Obj)\(/;
 
@@ -24,6 +26,33 @@ const cli = (...argv: string[]) => runCli(argv, base);
 /** What migrate reports of each onError handler it changes. */
 const GUARDED =
   "onError now answers an HTTPException with its getResponse() (a validation failure's 400) before its own handling";
+
+const TASK = { name: "write docs", owner: "ada@example.com", due: "2026-01-20T10:30:00Z", labels: [] };
+const NOTE = { title: "groceries", tags: { shop: "corner" } };
+const post = (body: unknown): RequestInit => ({
+  method: "POST",
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
+/** Requests to the fixture app, each with the status the migrated app answers it with. */
+const REQUESTS: [path: string, init: RequestInit | undefined, status: number][] = [
+  ["/tasks", undefined, 200],
+  ["/tasks?page=2&order=desc&verbose=true", undefined, 200],
+  ["/tasks?order=sideways", undefined, 400],
+  ["/tasks?id=not-a-uuid", undefined, 400],
+  ["/tasks", post(TASK), 200],
+  ["/tasks", post({ ...TASK, owner: "nobody", reviewers: ["x"] }), 400],
+  ["/notes", post(NOTE), 200],
+  ["/notes", post({ ...NOTE, tags: { shop: 1 } }), 400],
+  ["/notes/7", undefined, 404],
+  ["/notes/seven", undefined, 400],
+];
+
+/** What `app` answers a request with. */
+async function answer(app: Hono, path: string, init?: RequestInit) {
+  const response = await app.request(path, init);
+  return { path, status: response.status, body: await response.json() };
+}
 
 const read = (dir: string, file: string) => readFile(join(dir, file), "utf8");
 
@@ -64,8 +93,10 @@ describe("specroute migrate", () => {
     expect(stdout).toContain('-import { fromHono } from "chanfana";\n+import { fromHono } from "specroute";\n');
     expect(stdout).toContain('+  name: z.string().openapi({ example: "write docs" }).describe("Task name"),\n');
     expect(stdout).toContain('+import { z } from "zod";\n');
+    expect(stdout).toContain("+  tags: z.record(z.string(), z.string()).optional(),\n");
     expect(stdout).not.toContain("linked.ts");
-    expect(stderr).toContain("2 files to rewrite (dry run; --write applies), 2 calls left for you");
+    expect(stdout).not.toContain("errors.ts");
+    expect(stderr).toContain("4 files to rewrite (dry run; --write applies), 2 calls left for you");
     for (const file of FILES)
       expect(await read(app, file)).toBe(await readFile(join(FIXTURE, `${file}.fixture`), "utf8"));
   });
@@ -78,9 +109,17 @@ describe("specroute migrate", () => {
     const priorityLine = await fixtureLine("tasks.ts", "values: priorities");
     expect(stderr).toContain(`tasks.ts:${ownerLine}: Email called with options that are not an object literal`);
     expect(stderr).toContain(`tasks.ts:${priorityLine}: Enumeration whose values are not a list of string literals`);
-    expect(stderr).toContain("2 files rewritten, 2 calls left for you");
+    const onErrorLine = await fixtureLine("app.ts", "app.onError(");
+    expect(stderr).toContain(`app.ts:${onErrorLine}: ${GUARDED}`);
+    expect(stderr).toContain("4 files rewritten, 2 calls left for you");
 
-    expect(await read(app, "app.ts")).toContain('import { fromHono } from "specroute";');
+    const appSource = await read(app, "app.ts");
+    expect(appSource).toContain('import { fromHono } from "specroute";');
+    expect(appSource).toContain(
+      'import { HTTPException } from "hono/http-exception";\n\nexport const app = new Hono();\n' +
+        "app.onError((err, c) => {\n  if (err instanceof HTTPException) return err.getResponse();\n" +
+        "  if (err instanceof NotFoundError)",
+    );
     const tasks = await read(app, "tasks.ts");
     expect(tasks).toContain('import { contentJson, Email, Enumeration, OpenAPIRoute } from "specroute";');
     expect(tasks).not.toContain('from "chanfana"');
@@ -110,7 +149,7 @@ describe("specroute migrate", () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it("documents and answers as the app did before", async () => {
+  it("documents as the untouched app, and answers as it did but for the validation failures its onError made 500s", async () => {
     const before = await import(pathToFileURL(join(original, "app.ts")).href);
     const after = await import(pathToFileURL(join(app, "app.ts")).href);
     const document = after.openapi.getGeneratedSchema();
@@ -121,36 +160,79 @@ describe("specroute migrate", () => {
       "verbose",
       "id",
     ]);
-
-    const task = { name: "write docs", owner: "ada@example.com", due: "2026-01-20T10:30:00Z", labels: [] };
-    const requests: [string, RequestInit?][] = [
-      ["/tasks"],
-      ["/tasks?page=2&order=desc&verbose=true"],
-      ["/tasks?order=sideways"],
-      ["/tasks?id=not-a-uuid"],
-      ["/tasks", { method: "POST", body: JSON.stringify(task), headers: { "content-type": "application/json" } }],
-      [
-        "/tasks",
-        {
-          method: "POST",
-          body: JSON.stringify({ ...task, owner: "nobody", reviewers: ["x"] }),
-          headers: { "content-type": "application/json" },
-        },
-      ],
-    ];
-    const statuses: number[] = [];
-    for (const [path, init] of requests) {
-      const [was, is] = [await before.app.request(path, init), await after.app.request(path, init)];
-      statuses.push(is.status);
-      expect({ path, status: is.status, body: await is.json() }).toEqual({
-        path,
-        status: was.status,
-        body: await was.json(),
-      });
+    for (const [path, init, status] of REQUESTS) {
+      const [was, is] = [await answer(before.app, path, init), await answer(after.app, path, init)];
+      // Untouched, its onError answers the HTTPException a validation failure reaches it as with a 500.
+      if (status === 400) expect(was).toEqual({ path, status: 500, body: { error: "Internal" } });
+      else expect(is).toEqual(was);
     }
-    expect(statuses).toEqual([200, 200, 400, 400, 200, 400]);
-    const created = await after.app.request(requests[4]![0], requests[4]![1]);
-    expect(await created.json()).toEqual({ ...task, done: false, size: 1 });
+  });
+
+  describe.each([
+    ["the latest zod", "zod"],
+    ["zod 4.1, the lowest the peer range allows", "zod-lowest"],
+  ])("the migrated app, run unedited on %s", (_, zodPackage) => {
+    let migrated: { app: Hono; openapi: { getGeneratedSchema(): { paths: Record<string, object> } } };
+
+    beforeAll(async () => {
+      vi.resetModules();
+      if (zodPackage === "zod") vi.doUnmock("zod");
+      else vi.doMock("zod", async () => await import("zod-lowest"));
+      migrated = await import(pathToFileURL(join(app, "app.ts")).href);
+    });
+
+    afterAll(() => {
+      vi.doUnmock("zod");
+      vi.resetModules();
+    });
+
+    it(`is on ${zodPackage}: only zod 4.1's schemas lack ~standard.jsonSchema`, async () => {
+      // Without this, a mock that did not apply would run the lowest zod's tests on the newest.
+      const { z } = await import("zod");
+      const standard = (z.string() as unknown as { "~standard": Record<string, unknown> })["~standard"];
+      expect(standard.jsonSchema === undefined).toBe(zodPackage === "zod-lowest");
+    });
+
+    it("documents every operation", () => {
+      const { paths } = migrated.openapi.getGeneratedSchema();
+      const operations = Object.entries(paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      expect(operations).toEqual(["GET /tasks", "POST /tasks", "POST /notes", "GET /notes/{id}"]);
+    });
+
+    it("answers validation failures 400 in specroute's envelope, and its own errors through its onError", async () => {
+      const answers = [];
+      for (const [path, init] of REQUESTS) answers.push(await answer(migrated.app, path, init));
+      expect(answers.map(({ path, status }) => ({ path, status }))).toEqual(
+        REQUESTS.map(([path, , status]) => ({ path, status })),
+      );
+      for (const { body } of answers.filter(({ status }) => status === 400)) {
+        expect(body).toEqual({
+          success: false,
+          errors: expect.arrayContaining([expect.objectContaining({ code: 7001, path: expect.any(Array) })]),
+          result: {},
+        });
+      }
+      expect(answers.find(({ path }) => path === "/notes/7")?.body).toEqual({ error: "no note 7" });
+      expect(answers[4]!.body).toEqual({ ...TASK, done: false, size: 1 });
+      expect(answers[6]!.body).toEqual(NOTE);
+    });
+
+    it("gives the zod 3 forms of a file that imports only zod the meaning zod 3 gave them", async () => {
+      const schemas = await import(pathToFileURL(join(app, "schemas.ts")).href);
+      const message = (schema: ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
+      expect(message(schemas.Author, undefined)).toBe("Who wrote it?");
+      expect(message(schemas.Author, 1)).toBe("An author is a name");
+      expect(message(schemas.Color, "green")).toBe("red or blue");
+      expect(schemas.Label.description).toBe("A label");
+      // Not an RFC 9562 UUID (version 0), as zod 3 accepted.
+      expect(schemas.Reference.safeParse("00000000-0000-0000-0000-000000000001").success).toBe(true);
+      const accepts = (schema: ZodType) => ["10.0.0.1", "::1"].map((ip) => schema.safeParse(ip).success);
+      expect(accepts(schemas.Host)).toEqual([true, false]);
+      expect(accepts(schemas.Address)).toEqual([true, true]);
+      expect([{ a: 1 }, { a: "1" }].map((scores) => schemas.Scores.safeParse(scores).success)).toEqual([true, false]);
+    });
   });
 
   it("explains its usage and refuses a missing directory", async () => {
