@@ -252,7 +252,7 @@ export function migrateSource(
     changes: [],
   };
   const edits = [...helperCallEdits(file, source), ...onErrorEdits(file, onErrorExports)];
-  const notes = [...file.notes, ...strayUses(file, edits)];
+  const notes = [...file.notes, ...strayUses(file, edits), ...(imports.length > 0 ? uncalledOverrides(file) : [])];
   const body = editedText(file, source, edits);
   const needed = NEEDED_IMPORTS.filter((needed) => edits.some((edit) => edit.needs === needed));
   return {
@@ -466,6 +466,24 @@ function strayUses(file: FileRewrite, edits: readonly Edit[]): Note[] {
     .map((name) => ({ line: lineOf(source, name), reason: `${name.text} used other than as a call; left as is` }));
 }
 
+/** chanfana 2's `handleValidationError(errors)` overrides, which specroute never calls: one note each. */
+function uncalledOverrides(file: FileRewrite): Note[] {
+  const { ts, source } = file;
+  const found: Note[] = [];
+  const visit = (node: TS.Node): void => {
+    if (ts.isMethodDeclaration(node) && node.name.getText(source) === "handleValidationError") {
+      found.push({
+        line: lineOf(source, node),
+        reason:
+          "specroute never calls handleValidationError: shape the body in handleError (a MultiException) or onError",
+      });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** Every identifier under `node` that names one of `helpers`, in source order, the imports' own names aside. */
 function helperNames(ts: Ts, node: TS.Node, helpers: ReadonlyMap<string, string>): TS.Identifier[] {
   const found: TS.Identifier[] = [];
@@ -558,9 +576,12 @@ const USAGE_LINE = "specroute migrate <dir> [--write]";
 export const MIGRATE_USAGE = `Usage: ${USAGE_LINE}
 
 Rewrites the sources under <dir> from chanfana 2/3 to specroute: the import line names "specroute",
-and chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod. Prints a
-unified diff and changes nothing unless --write is given. Calls it cannot rewrite exactly are
-listed on stderr with file and line; they keep working through specroute's deprecated helpers.
+chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod, zod 3 forms that
+zod 4 refuses or reads differently (z.record(v), required_error, ...) their zod 4 form, and each
+onError handler answers an HTTPException (a validation failure's 400) with its own response first.
+Prints a unified diff and changes nothing unless --write is given. Calls it cannot rewrite exactly
+are listed on stderr with file and line, with each onError handler it changed; the helpers left
+keep working through specroute's deprecated shims.
 Never follows a symlink out of <dir>; skips node_modules, dist and .git. Parses with the
 compiler API of TypeScript 5.x or 6.x: the project's typescript, or beside TypeScript 7 (which
 has none) TypeScript 6's, installed with npm install -D @typescript/typescript6.

@@ -772,6 +772,24 @@ describe("migrateSource and onError", () => {
     ]);
   });
 
+  it("notes each chanfana 2 handleValidationError override, which specroute never calls", () => {
+    const { notes } = rewritten([
+      'import { OpenAPIRoute } from "chanfana";',
+      "export class ApiRoute extends OpenAPIRoute {",
+      "  handleValidationError(errors: z.ZodIssue[]): Response {",
+      "    return Response.json({ errors }, { status: 400 });",
+      "  }",
+      "}",
+    ]);
+    expect(notes).toEqual([
+      {
+        line: 3,
+        reason:
+          "specroute never calls handleValidationError: shape the body in handleError (a MultiException) or onError",
+      },
+    ]);
+  });
+
   it("leaves the onError of a file that imports neither Hono, chanfana nor specroute", () => {
     const lines = ['import { Probot } from "probot";', "app.onError((err) => { console.log(err); });"];
     expect(rewritten(lines)).toEqual({ text: lines.join("\n"), notes: [], changes: [] });
