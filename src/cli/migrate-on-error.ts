@@ -16,7 +16,9 @@ const KNOWS_HTTP_EXCEPTION = /\bHTTPException\b|\bgetResponse\b/;
 
 const GUARDED =
   "onError now answers an HTTPException with its getResponse() (a validation failure's 400) before its own handling";
-const NOT_GUARDED = "make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
+/** What to do by hand for a handler `migrate` cannot change. */
+export const NOT_GUARDED =
+  "make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
 
 type Handler = TS.FunctionDeclaration | TS.ArrowFunction | TS.FunctionExpression;
 

@@ -15,7 +15,7 @@ import {
   type Note,
   type Ts,
 } from "./migrate-edits";
-import { HTTP_EXCEPTION_IMPORT, importedOnErrorHandlers, onErrorEdits } from "./migrate-on-error";
+import { HTTP_EXCEPTION_IMPORT, importedOnErrorHandlers, NOT_GUARDED, onErrorEdits } from "./migrate-on-error";
 import { type ZodFile, zod3CallEdits, zodIpToZod4, zodNamespaces } from "./migrate-zod";
 
 /** A call `migrate` left for you (a helper still works through specroute's deprecated shims), or a change it explains. */
@@ -134,7 +134,8 @@ function onErrorHandlerExports(
     for (const handler of importedOnErrorHandlers(ts, source)) {
       const module = moduleFile(file, handler.specifier, texts);
       if (module === undefined) {
-        note(file, { line: handler.line, reason: `onError handler imported from '${handler.specifier}', not found` });
+        const reason = `onError handler imported from '${handler.specifier}', not a file under the directory: ${NOT_GUARDED}`;
+        note(file, { line: handler.line, reason });
       } else {
         exports.set(module, (exports.get(module) ?? new Set()).add(handler.exported));
       }

@@ -274,10 +274,13 @@ describe("specroute migrate", () => {
         'import { errorHandler } from "./middleware/error.js";',
         'import fallback from "./fallback";',
         'import { missing } from "./nowhere";',
+        'import { forwarded } from "./forward";',
         "app.onError(errorHandler);",
         "api.onError(fallback);",
         "other.onError(missing);",
+        "more.onError(forwarded);",
       ],
+      "forward.ts": ['export { errorHandler as forwarded } from "./middleware/error";'],
       "middleware/error.ts": [
         'import type { ErrorHandler } from "hono";',
         "",
@@ -291,9 +294,10 @@ describe("specroute migrate", () => {
     const { stderr } = await cli("migrate", "split", "--write");
     expect(stderr.split("\n")).toEqual([
       `fallback.ts:2: ${GUARDED}`,
-      "index.ts:7: onError handler imported from './nowhere', not found",
+      "forward.ts:1: onError handler exported as 'forwarded' not found: make it return err.getResponse() for an HTTPException, or validation failures answer what it does",
+      "index.ts:8: onError handler imported from './nowhere', not a file under the directory: make it return err.getResponse() for an HTTPException, or validation failures answer what it does",
       `middleware/error.ts:3: ${GUARDED}`,
-      "specroute migrate: 3 files rewritten, 1 call left for you",
+      "specroute migrate: 3 files rewritten, 2 calls left for you",
       "",
     ]);
     expect((await read(split, "middleware/error.ts")).split("\n")).toEqual([
