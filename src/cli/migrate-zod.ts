@@ -73,10 +73,9 @@ export function zod3CallEdits(file: ZodFile, call: TS.CallExpression): Edit[] {
     edits.push(insertionAt(first.getStart(source), `${called.namespace}.string(), `));
   }
   if (called) edits.push(...paramsEdits(file, called, call));
-  if (stringMethodOf(file, call)?.text === "uuid") {
-    // zod 4's uuid() refuses ids without an RFC 9562 version and variant, which zod 3's accepted; guid() is zod 3's check.
-    edits.push(editOf(source, stringMethodOf(file, call)!, "guid"));
-  }
+  const method = stringMethodOf(file, call);
+  // zod 4's uuid() refuses ids without an RFC 9562 version and variant, which zod 3's accepted; guid() is zod 3's check.
+  if (method?.text === "uuid") edits.push(editOf(source, method, "guid"));
   return edits;
 }
 
