@@ -1,14 +1,24 @@
 import { lstat, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type * as TS from "typescript";
 import { LEGACY_HOSTNAME_PATTERN } from "../chanfana/legacy-parameters";
 import { CliError } from "./errors";
 import { unifiedDiff } from "./line-diff";
+import {
+  applyEdits,
+  type Edit,
+  editOf,
+  insertionAt,
+  lineOf,
+  type NeededImport,
+  type Note,
+  type Ts,
+} from "./migrate-edits";
+import { HTTP_EXCEPTION_IMPORT, importedOnErrorHandlers, NOT_GUARDED, onErrorEdits } from "./migrate-on-error";
+import { type ZodFile, zod3CallEdits, zodIpToZod4, zodNamespaces } from "./migrate-zod";
 
-type Ts = typeof TS;
-
-/** A helper call `migrate` left as it was (it still works through specroute's deprecated shims). */
+/** A call `migrate` left for you (a helper still works through specroute's deprecated shims), or a change it explains. */
 export interface MigrateNote {
   /** Path relative to the migrated directory. */
   file: string;
@@ -21,14 +31,21 @@ export interface MigrateResult {
   /** A unified diff of every file it changes (or changed, with `write`). */
   diff: string;
   changedFiles: string[];
+  /** The calls left for you. */
   notes: MigrateNote[];
+  /** The changes the diff alone would not explain: each onError handler taught HTTPException. */
+  changes: MigrateNote[];
 }
 
 const SOURCE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git"]);
 const OLD_PACKAGE = "chanfana";
 const NEW_PACKAGE = "specroute";
-const ZOD_IMPORT = 'import { z } from "zod";';
+const ZOD_IMPORT: NeededImport = { name: "z", module: "zod" };
+/** The imports an edit may need, in the order they are added. */
+const NEEDED_IMPORTS = [ZOD_IMPORT, HTTP_EXCEPTION_IMPORT];
+/** How a relative import may name a module file: as written, with an extension, or as a directory's index. */
+const MODULE_EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 
 /** The zod form of each option-taking helper, before its options. */
 const BASES: Record<string, string> = {
@@ -61,8 +78,10 @@ const CONSTRUCTORS: Record<string, string> = {
 };
 
 /**
- * Rewrites the chanfana 2/3 sources under `dir` for specroute: the import names "specroute", and
- * chanfana 2 helper calls become native zod. Returns the diff; writes files only with `write`.
+ * Rewrites the chanfana 2/3 sources under `dir` for specroute: the import names "specroute",
+ * chanfana 2 helper calls become native zod, the zod 3 forms zod 4 refuses or reads differently
+ * their zod 4 form, and each onError handler answers an HTTPException with its own response.
+ * Returns the diff; writes files only with `write`.
  *
  * @example
  * const { diff, notes } = await migrate("src"); // dry run
@@ -77,18 +96,64 @@ export async function migrate(dir: string, options: { write?: boolean; cwd?: str
     throw new CliError(`cannot read directory '${dir}'`);
   }
   if (!(await lstat(root)).isDirectory()) throw new CliError(`'${dir}' is not a directory`);
-  const result: MigrateResult = { diff: "", changedFiles: [], notes: [] };
-  for (const file of await sourceFiles(root)) {
-    const name = relative(root, file).split(sep).join("/");
-    const before = await readFile(file, "utf8");
-    const { text, notes } = migrateSource(ts, name, before);
+  const result: MigrateResult = { diff: "", changedFiles: [], notes: [], changes: [] };
+  const nameOf = (file: string) => relative(root, file).split(sep).join("/");
+  const texts = new Map<string, string>();
+  for (const file of await sourceFiles(root)) texts.set(file, await readFile(file, "utf8"));
+  const handlerExports = onErrorHandlerExports(ts, texts, (file, note) =>
+    result.notes.push({ file: nameOf(file), ...note }),
+  );
+  for (const [file, before] of texts) {
+    const name = nameOf(file);
+    const { text, notes, changes } = migrateSource(ts, name, before, handlerExports.get(file));
     result.notes.push(...notes.map((note) => ({ file: name, ...note })));
+    result.changes.push(...changes.map((note) => ({ file: name, ...note })));
     if (text === before) continue;
     result.diff += unifiedDiff(name, before, text);
     result.changedFiles.push(name);
     if (options.write) await writeFile(file, text);
   }
   return result;
+}
+
+/**
+ * The exports, by file, that other files pass to onError (`app.onError(errorHandler)` with
+ * `errorHandler` imported from "./errors"), so that file's handler is changed too; an import that
+ * names no file of the app is noted.
+ */
+function onErrorHandlerExports(
+  ts: Ts,
+  texts: ReadonlyMap<string, string>,
+  note: (file: string, note: Note) => void,
+): Map<string, Set<string>> {
+  const exports = new Map<string, Set<string>>();
+  for (const [file, text] of texts) {
+    // Most files never name onError: they are not parsed twice.
+    if (!text.includes("onError")) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    for (const handler of importedOnErrorHandlers(ts, source)) {
+      const module = moduleFile(file, handler.specifier, texts);
+      if (module === undefined) {
+        const reason = `onError handler imported from '${handler.specifier}', not a file under the directory: ${NOT_GUARDED}`;
+        note(file, { line: handler.line, reason });
+      } else {
+        exports.set(module, (exports.get(module) ?? new Set()).add(handler.exported));
+      }
+    }
+  }
+  return exports;
+}
+
+/** The file of `files` that `specifier`, imported from `from`, names; a ".js" specifier may name a ".ts" file. */
+function moduleFile(from: string, specifier: string, files: ReadonlyMap<string, unknown>): string | undefined {
+  const base = resolve(dirname(from), specifier);
+  const stem = base.replace(/\.[cm]?jsx?$/, "");
+  const candidates = [
+    base,
+    ...MODULE_EXTENSIONS.map((extension) => stem + extension),
+    ...MODULE_EXTENSIONS.map((extension) => join(base, `index${extension}`)),
+  ];
+  return candidates.find((candidate) => files.has(candidate));
 }
 
 /**
@@ -148,14 +213,6 @@ async function sourceFiles(root: string): Promise<string[]> {
   return [...found].sort();
 }
 
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-type Note = Omit<MigrateNote, "file">;
-
 /** An import whose module is a string literal, as every import this file rewrites or reads is. */
 type PackageImport = TS.ImportDeclaration & { moduleSpecifier: TS.StringLiteral };
 
@@ -168,28 +225,42 @@ function fail(reason: string): never {
 
 /**
  * One file being rewritten: its parse, its helpers by local name (`import { Str as S }` maps S to
- * Str), and the notes on the calls left as they were, in the order they were met.
+ * Str), zod's namespace by local name, and what is reported about it.
  */
-interface FileRewrite {
-  ts: Ts;
-  source: TS.SourceFile;
+interface FileRewrite extends ZodFile {
   helpers: ReadonlyMap<string, string>;
-  notes: Note[];
 }
 
 /**
- * Rewrites one file's text. Calls it cannot rewrite exactly (options not written as a literal,
- * Enumeration mappings, spreads) are left as they are and noted with their line.
+ * Rewrites one file's text; `onErrorExports` are the names it exports that other files pass to
+ * onError. Calls it cannot rewrite exactly (options not written as a literal, Enumeration mappings,
+ * spreads) are left as they are and noted with their line; `changes` explain the onError handlers changed.
  */
-export function migrateSource(ts: Ts, fileName: string, text: string): { text: string; notes: Note[] } {
+export function migrateSource(
+  ts: Ts,
+  fileName: string,
+  text: string,
+  onErrorExports: ReadonlySet<string> = new Set(),
+): { text: string; notes: Note[]; changes: Note[] } {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const imports = importsFrom(ts, source, [OLD_PACKAGE, NEW_PACKAGE]);
-  if (imports.length === 0) return { text, notes: [] };
-  const file: FileRewrite = { ts, source, helpers: importedHelpers(ts, imports), notes: [] };
-  const edits = helperCallEdits(file, source);
-  const notes = [...file.notes, ...strayUses(file, edits)];
+  const file: FileRewrite = {
+    ts,
+    source,
+    helpers: importedHelpers(ts, imports),
+    zod: zodNamespaces(ts, source),
+    notes: [],
+    changes: [],
+  };
+  const edits = [...helperCallEdits(file, source), ...onErrorEdits(file, onErrorExports)];
+  const notes = [...file.notes, ...strayUses(file, edits), ...(imports.length > 0 ? uncalledOverrides(file) : [])];
   const body = editedText(file, source, edits);
-  return { text: rewriteImports(ts, fileName, body, file.helpers, edits.length > 0), notes: uniqueByLine(notes) };
+  const needed = NEEDED_IMPORTS.filter((needed) => edits.some((edit) => edit.needs === needed));
+  return {
+    text: rewriteImports(ts, fileName, body, file.helpers, needed),
+    notes: uniqueByLine(notes),
+    changes: uniqueByLine(file.changes),
+  };
 }
 
 /** The import declarations of `source` from any of `packages`. */
@@ -216,17 +287,27 @@ function importedHelpers(ts: Ts, imports: readonly PackageImport[]): Map<string,
   return helpers;
 }
 
-/** Edits for the outermost helper calls under `node`; an unmigratable call is noted and its arguments still visited. */
+/**
+ * Edits for the outermost helper calls in `node` (itself included), and for the zod 3 forms there; an
+ * unmigratable call is noted and its arguments still visited.
+ */
 function helperCallEdits(file: FileRewrite, node: TS.Node): Edit[] {
   const { ts, source } = file;
   const edits: Edit[] = [];
+  const replaced = (child: TS.Node) =>
+    edits.some((edit) => edit.end > edit.start && child.getStart(source) >= edit.start && child.getEnd() <= edit.end);
   const visit = (child: TS.Node): void => {
-    if (ts.isImportDeclaration(child)) return;
-    const zod = ts.isCallExpression(child) ? helperCallToZod(file, child) : undefined;
-    if (zod === undefined) ts.forEachChild(child, visit);
-    else edits.push(editOf(source, child, zod));
+    if (ts.isImportDeclaration(child) || replaced(child)) return;
+    if (ts.isCallExpression(child)) {
+      const helper = helperCallToZod(file, child);
+      const ip = helper === undefined ? zodIpToZod4(file, child) : undefined;
+      if (helper !== undefined) edits.push({ ...editOf(source, child, helper), needs: ZOD_IMPORT });
+      else if (ip !== undefined) edits.push(editOf(source, child, ip));
+      else edits.push(...zod3CallEdits(file, child));
+    }
+    ts.forEachChild(child, visit);
   };
-  ts.forEachChild(node, visit);
+  visit(node);
   return edits;
 }
 
@@ -386,6 +467,24 @@ function strayUses(file: FileRewrite, edits: readonly Edit[]): Note[] {
     .map((name) => ({ line: lineOf(source, name), reason: `${name.text} used other than as a call; left as is` }));
 }
 
+/** chanfana 2's `handleValidationError(errors)` overrides, which specroute never calls: one note each. */
+function uncalledOverrides(file: FileRewrite): Note[] {
+  const { ts, source } = file;
+  const found: Note[] = [];
+  const visit = (node: TS.Node): void => {
+    if (ts.isMethodDeclaration(node) && node.name.getText(source) === "handleValidationError") {
+      found.push({
+        line: lineOf(source, node),
+        reason:
+          "specroute never calls handleValidationError: shape the body in handleError (a MultiException) or onError",
+      });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** Every identifier under `node` that names one of `helpers`, in source order, the imports' own names aside. */
 function helperNames(ts: Ts, node: TS.Node, helpers: ReadonlyMap<string, string>): TS.Identifier[] {
   const found: TS.Identifier[] = [];
@@ -398,14 +497,6 @@ function helperNames(ts: Ts, node: TS.Node, helpers: ReadonlyMap<string, string>
   return found;
 }
 
-function lineOf(source: TS.SourceFile, node: TS.Node): number {
-  return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-}
-
-function editOf(source: TS.SourceFile, node: TS.Node, replacement: string): Edit {
-  return { start: node.getStart(source), end: node.getEnd(), text: replacement };
-}
-
 /** `node`'s text in the file with `edits` made; a source file's from 0, as its own start would skip its leading comments. */
 function editedText(file: FileRewrite, node: TS.Node, edits: readonly Edit[]): string {
   const start = node === file.source ? 0 : node.getStart(file.source);
@@ -414,14 +505,14 @@ function editedText(file: FileRewrite, node: TS.Node, edits: readonly Edit[]): s
 
 /**
  * Points the chanfana import at specroute and drops the helpers the rewritten `text` no longer
- * names (those it still names stay: the deprecated shims); adds zod's `z` when `needsZod`.
+ * names (those it still names stay: the deprecated shims); adds the `needed` imports it lacks.
  */
 function rewriteImports(
   ts: Ts,
   fileName: string,
   text: string,
   helpers: ReadonlyMap<string, string>,
-  needsZod: boolean,
+  needed: readonly NeededImport[],
 ): string {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const stillUsed = new Set(helperNames(ts, source, helpers).map((name) => name.text));
@@ -451,31 +542,25 @@ function rewriteImports(
       edits.push(editOf(source, specifier, `${quote}${NEW_PACKAGE}${quote}`));
     }
   }
-  if (needsZod && !importsZod(ts, source)) {
-    const last = source.statements.filter((statement) => ts.isImportDeclaration(statement)).at(-1)!;
-    const removal = removed.get(last);
-    // zod's import takes the place of a removed last import, else goes after it.
-    if (removal) removal.text = `${ZOD_IMPORT}\n`;
-    else edits.push({ start: last.getEnd(), end: last.getEnd(), text: `\n${ZOD_IMPORT}` });
+  const lines = needed
+    .filter((wanted) => !imports(ts, source, wanted))
+    .map(({ name, module }) => `import { ${name} } from "${module}";`)
+    .join("\n");
+  if (lines !== "") {
+    const last = source.statements.filter((statement) => ts.isImportDeclaration(statement)).at(-1);
+    const removal = last && removed.get(last);
+    // New imports take the place of a removed last import, else go after it, or first in a file without one.
+    if (removal) removal.text = `${lines}\n`;
+    else if (last) edits.push(insertionAt(last.getEnd(), `\n${lines}`));
+    else edits.push(insertionAt(source.statements[0]!.getStart(source), `${lines}\n\n`));
   }
   return applyEdits(text, edits);
 }
 
-/** `text` from `start` to `end` with `edits` (within that range, none overlapping) made. */
-function applyEdits(text: string, edits: readonly Edit[], start = 0, end = text.length): string {
-  let out = "";
-  let at = start;
-  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
-    out += text.slice(at, edit.start) + edit.text;
-    at = edit.end;
-  }
-  return out + text.slice(at, end);
-}
-
-function importsZod(ts: Ts, source: TS.SourceFile): boolean {
-  return importsFrom(ts, source, ["zod"]).some((statement) => {
+function imports(ts: Ts, source: TS.SourceFile, { name, module }: NeededImport): boolean {
+  return importsFrom(ts, source, [module]).some((statement) => {
     const bindings = statement.importClause?.namedBindings;
-    return !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((element) => element.name.text === "z");
+    return !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((element) => element.name.text === name);
   });
 }
 
@@ -492,9 +577,12 @@ const USAGE_LINE = "specroute migrate <dir> [--write]";
 export const MIGRATE_USAGE = `Usage: ${USAGE_LINE}
 
 Rewrites the sources under <dir> from chanfana 2/3 to specroute: the import line names "specroute",
-and chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod. Prints a
-unified diff and changes nothing unless --write is given. Calls it cannot rewrite exactly are
-listed on stderr with file and line; they keep working through specroute's deprecated helpers.
+chanfana 2 helper calls (Str, Int, Enumeration, Arr, Obj, ...) become native zod, zod 3 forms that
+zod 4 refuses or reads differently (z.record(v), required_error, ...) their zod 4 form, and each
+onError handler answers an HTTPException (a validation failure's 400) with its own response first.
+Prints a unified diff and changes nothing unless --write is given. Calls it cannot rewrite exactly
+are listed on stderr with file and line, with each onError handler it changed; the helpers left
+keep working through specroute's deprecated shims.
 Never follows a symlink out of <dir>; skips node_modules, dist and .git. Parses with the
 compiler API of TypeScript 5.x or 6.x: the project's typescript, or beside TypeScript 7 (which
 has none) TypeScript 6's, installed with npm install -D @typescript/typescript6.
@@ -523,7 +611,10 @@ export async function migrateCommand(
   if (positionals.length !== 1) throw new CliError(`usage: ${USAGE_LINE}`);
   const result = await migrate(positionals[0]!, { write, cwd: io.cwd });
   if (!write) io.stdout.write(result.diff);
-  for (const note of result.notes) io.stderr.write(`${note.file}:${note.line}: ${note.reason}\n`);
+  const byPlace = (a: MigrateNote, b: MigrateNote) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1);
+  for (const note of [...result.notes, ...result.changes].sort(byPlace)) {
+    io.stderr.write(`${note.file}:${note.line}: ${note.reason}\n`);
+  }
   const files = count(result.changedFiles.length, "file");
   const done = write ? "rewritten" : "to rewrite (dry run; --write applies)";
   io.stderr.write(`specroute migrate: ${files} ${done}, ${count(result.notes.length, "call")} left for you\n`);

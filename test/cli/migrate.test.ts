@@ -2,14 +2,16 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Hono } from "hono";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ZodType } from "zod";
 import { LEGACY_HOSTNAME_PATTERN } from "../../src/chanfana/legacy-parameters";
 import { migrateSource } from "../../src/cli/migrate";
 import { ROOT, runCli } from "./run-cli";
 
 const FIXTURE = join(ROOT, "test/cli/fixtures/chanfana2-app");
-const FILES = ["tasks.ts", "app.ts"];
+const FILES = ["tasks.ts", "notes.ts", "errors.ts", "schemas.ts", "app.ts"];
 const HELPER_CALL =
   /\b(?:Str|Num|Int|Bool|DateTime|DateOnly|Email|Uuid|Ip|Ipv4|Ipv6|Hostname|Regex|Enumeration|Arr|Obj)\(/;
 
@@ -20,6 +22,37 @@ let app: string;
 let original: string;
 
 const cli = (...argv: string[]) => runCli(argv, base);
+
+/** What migrate reports of each onError handler it changes. */
+const GUARDED =
+  "onError now answers an HTTPException with its getResponse() (a validation failure's 400) before its own handling";
+
+const TASK = { name: "write docs", owner: "ada@example.com", due: "2026-01-20T10:30:00Z", labels: [] };
+const NOTE = { title: "groceries", tags: { shop: "corner" } };
+const post = (body: unknown): RequestInit => ({
+  method: "POST",
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
+/** Requests to the fixture app, each with the status the migrated app answers it with. */
+const REQUESTS: [path: string, init: RequestInit | undefined, status: number][] = [
+  ["/tasks", undefined, 200],
+  ["/tasks?page=2&order=desc&verbose=true", undefined, 200],
+  ["/tasks?order=sideways", undefined, 400],
+  ["/tasks?id=not-a-uuid", undefined, 400],
+  ["/tasks", post(TASK), 200],
+  ["/tasks", post({ ...TASK, owner: "nobody", reviewers: ["x"] }), 400],
+  ["/notes", post(NOTE), 200],
+  ["/notes", post({ ...NOTE, tags: { shop: 1 } }), 400],
+  ["/notes/7", undefined, 404],
+  ["/notes/seven", undefined, 400],
+];
+
+/** What `app` answers a request with. */
+async function answer(app: Hono, path: string, init?: RequestInit) {
+  const response = await app.request(path, init);
+  return { path, status: response.status, body: await response.json() };
+}
 
 const read = (dir: string, file: string) => readFile(join(dir, file), "utf8");
 
@@ -60,8 +93,10 @@ describe("specroute migrate", () => {
     expect(stdout).toContain('-import { fromHono } from "chanfana";\n+import { fromHono } from "specroute";\n');
     expect(stdout).toContain('+  name: z.string().openapi({ example: "write docs" }).describe("Task name"),\n');
     expect(stdout).toContain('+import { z } from "zod";\n');
+    expect(stdout).toContain("+  tags: z.record(z.string(), z.string()).optional(),\n");
     expect(stdout).not.toContain("linked.ts");
-    expect(stderr).toContain("2 files to rewrite (dry run; --write applies), 2 calls left for you");
+    expect(stdout).not.toContain("errors.ts");
+    expect(stderr).toContain("4 files to rewrite (dry run; --write applies), 2 calls left for you");
     for (const file of FILES)
       expect(await read(app, file)).toBe(await readFile(join(FIXTURE, `${file}.fixture`), "utf8"));
   });
@@ -74,9 +109,17 @@ describe("specroute migrate", () => {
     const priorityLine = await fixtureLine("tasks.ts", "values: priorities");
     expect(stderr).toContain(`tasks.ts:${ownerLine}: Email called with options that are not an object literal`);
     expect(stderr).toContain(`tasks.ts:${priorityLine}: Enumeration whose values are not a list of string literals`);
-    expect(stderr).toContain("2 files rewritten, 2 calls left for you");
+    const onErrorLine = await fixtureLine("app.ts", "app.onError(");
+    expect(stderr).toContain(`app.ts:${onErrorLine}: ${GUARDED}`);
+    expect(stderr).toContain("4 files rewritten, 2 calls left for you");
 
-    expect(await read(app, "app.ts")).toContain('import { fromHono } from "specroute";');
+    const appSource = await read(app, "app.ts");
+    expect(appSource).toContain('import { fromHono } from "specroute";');
+    expect(appSource).toContain(
+      'import { HTTPException } from "hono/http-exception";\n\nexport const app = new Hono();\n' +
+        "app.onError((err, c) => {\n  if (err instanceof HTTPException) return err.getResponse();\n" +
+        "  if (err instanceof NotFoundError)",
+    );
     const tasks = await read(app, "tasks.ts");
     expect(tasks).toContain('import { contentJson, Email, Enumeration, OpenAPIRoute } from "specroute";');
     expect(tasks).not.toContain('from "chanfana"');
@@ -106,7 +149,7 @@ describe("specroute migrate", () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it("documents and answers as the app did before", async () => {
+  it("documents as the untouched app, and answers as it did but for the validation failures its onError made 500s", async () => {
     const before = await import(pathToFileURL(join(original, "app.ts")).href);
     const after = await import(pathToFileURL(join(app, "app.ts")).href);
     const document = after.openapi.getGeneratedSchema();
@@ -117,36 +160,79 @@ describe("specroute migrate", () => {
       "verbose",
       "id",
     ]);
-
-    const task = { name: "write docs", owner: "ada@example.com", due: "2026-01-20T10:30:00Z", labels: [] };
-    const requests: [string, RequestInit?][] = [
-      ["/tasks"],
-      ["/tasks?page=2&order=desc&verbose=true"],
-      ["/tasks?order=sideways"],
-      ["/tasks?id=not-a-uuid"],
-      ["/tasks", { method: "POST", body: JSON.stringify(task), headers: { "content-type": "application/json" } }],
-      [
-        "/tasks",
-        {
-          method: "POST",
-          body: JSON.stringify({ ...task, owner: "nobody", reviewers: ["x"] }),
-          headers: { "content-type": "application/json" },
-        },
-      ],
-    ];
-    const statuses: number[] = [];
-    for (const [path, init] of requests) {
-      const [was, is] = [await before.app.request(path, init), await after.app.request(path, init)];
-      statuses.push(is.status);
-      expect({ path, status: is.status, body: await is.json() }).toEqual({
-        path,
-        status: was.status,
-        body: await was.json(),
-      });
+    for (const [path, init, status] of REQUESTS) {
+      const [was, is] = [await answer(before.app, path, init), await answer(after.app, path, init)];
+      // Untouched, its onError answers the HTTPException a validation failure reaches it as with a 500.
+      if (status === 400) expect(was).toEqual({ path, status: 500, body: { error: "Internal" } });
+      else expect(is).toEqual(was);
     }
-    expect(statuses).toEqual([200, 200, 400, 400, 200, 400]);
-    const created = await after.app.request(requests[4]![0], requests[4]![1]);
-    expect(await created.json()).toEqual({ ...task, done: false, size: 1 });
+  });
+
+  describe.each([
+    ["the latest zod", "zod"],
+    ["zod 4.1, the lowest the peer range allows", "zod-lowest"],
+  ])("the migrated app, run unedited on %s", (_, zodPackage) => {
+    let migrated: { app: Hono; openapi: { getGeneratedSchema(): { paths: Record<string, object> } } };
+
+    beforeAll(async () => {
+      vi.resetModules();
+      if (zodPackage === "zod") vi.doUnmock("zod");
+      else vi.doMock("zod", async () => await import("zod-lowest"));
+      migrated = await import(pathToFileURL(join(app, "app.ts")).href);
+    });
+
+    afterAll(() => {
+      vi.doUnmock("zod");
+      vi.resetModules();
+    });
+
+    it(`is on ${zodPackage}: only zod 4.1's schemas lack ~standard.jsonSchema`, async () => {
+      // Without this, a mock that did not apply would run the lowest zod's tests on the newest.
+      const { z } = await import("zod");
+      const standard = (z.string() as unknown as { "~standard": Record<string, unknown> })["~standard"];
+      expect(standard.jsonSchema === undefined).toBe(zodPackage === "zod-lowest");
+    });
+
+    it("documents every operation", () => {
+      const { paths } = migrated.openapi.getGeneratedSchema();
+      const operations = Object.entries(paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      expect(operations).toEqual(["GET /tasks", "POST /tasks", "POST /notes", "GET /notes/{id}"]);
+    });
+
+    it("answers validation failures 400 in specroute's envelope, and its own errors through its onError", async () => {
+      const answers = [];
+      for (const [path, init] of REQUESTS) answers.push(await answer(migrated.app, path, init));
+      expect(answers.map(({ path, status }) => ({ path, status }))).toEqual(
+        REQUESTS.map(([path, , status]) => ({ path, status })),
+      );
+      for (const { body } of answers.filter(({ status }) => status === 400)) {
+        expect(body).toEqual({
+          success: false,
+          errors: expect.arrayContaining([expect.objectContaining({ code: 7001, path: expect.any(Array) })]),
+          result: {},
+        });
+      }
+      expect(answers.find(({ path }) => path === "/notes/7")?.body).toEqual({ error: "no note 7" });
+      expect(answers[4]!.body).toEqual({ ...TASK, done: false, size: 1 });
+      expect(answers[6]!.body).toEqual(NOTE);
+    });
+
+    it("gives the zod 3 forms of a file that imports only zod the meaning zod 3 gave them", async () => {
+      const schemas = await import(pathToFileURL(join(app, "schemas.ts")).href);
+      const message = (schema: ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
+      expect(message(schemas.Author, undefined)).toBe("Who wrote it?");
+      expect(message(schemas.Author, 1)).toBe("An author is a name");
+      expect(message(schemas.Color, "green")).toBe("red or blue");
+      expect(schemas.Label.description).toBe("A label");
+      // Not an RFC 9562 UUID (version 0), as zod 3 accepted.
+      expect(schemas.Reference.safeParse("00000000-0000-0000-0000-000000000001").success).toBe(true);
+      const accepts = (schema: ZodType) => ["10.0.0.1", "::1"].map((ip) => schema.safeParse(ip).success);
+      expect(accepts(schemas.Host)).toEqual([true, false]);
+      expect(accepts(schemas.Address)).toEqual([true, true]);
+      expect([{ a: 1 }, { a: "1" }].map((scores) => schemas.Scores.safeParse(scores).success)).toEqual([true, false]);
+    });
   });
 
   it("explains its usage and refuses a missing directory", async () => {
@@ -177,6 +263,58 @@ describe("specroute migrate", () => {
       stdout: "",
       stderr: "specroute migrate: 0 files to rewrite (dry run; --write applies), 0 calls left for you\n",
     });
+  });
+
+  it("teaches HTTPException to an onError handler the app imports from another of its files", async () => {
+    const split = join(base, "split");
+    await mkdir(join(split, "middleware"), { recursive: true });
+    const files = {
+      "index.ts": [
+        'import { fromHono } from "chanfana";',
+        'import { errorHandler } from "./middleware/error.js";',
+        'import fallback from "./fallback";',
+        'import { missing } from "./nowhere";',
+        'import { forwarded } from "./forward";',
+        "app.onError(errorHandler);",
+        "api.onError(fallback);",
+        "other.onError(missing);",
+        "more.onError(forwarded);",
+      ],
+      "forward.ts": ['export { errorHandler as forwarded } from "./middleware/error";'],
+      "middleware/error.ts": [
+        'import type { ErrorHandler } from "hono";',
+        "",
+        "export const errorHandler: ErrorHandler = (err, c) => {",
+        '  return c.json({ error: "Internal" }, 500);',
+        "};",
+      ],
+      "fallback.ts": ["// The last resort.", 'export default (err: Error) => new Response("no", { status: 500 });'],
+    };
+    for (const [file, lines] of Object.entries(files)) await writeFile(join(split, file), lines.join("\n"));
+    const { stderr } = await cli("migrate", "split", "--write");
+    expect(stderr.split("\n")).toEqual([
+      `fallback.ts:2: ${GUARDED}`,
+      "forward.ts:1: onError handler exported as 'forwarded' not found: make it return err.getResponse() for an HTTPException, or validation failures answer what it does",
+      "index.ts:8: onError handler imported from './nowhere', not a file under the directory: make it return err.getResponse() for an HTTPException, or validation failures answer what it does",
+      `middleware/error.ts:3: ${GUARDED}`,
+      "specroute migrate: 3 files rewritten, 2 calls left for you",
+      "",
+    ]);
+    expect((await read(split, "middleware/error.ts")).split("\n")).toEqual([
+      'import type { ErrorHandler } from "hono";',
+      'import { HTTPException } from "hono/http-exception";',
+      "",
+      "export const errorHandler: ErrorHandler = (err, c) => {",
+      "  if (err instanceof HTTPException) return err.getResponse();",
+      '  return c.json({ error: "Internal" }, 500);',
+      "};",
+    ]);
+    expect((await read(split, "fallback.ts")).split("\n")).toEqual([
+      "// The last resort.",
+      'import { HTTPException } from "hono/http-exception";',
+      "",
+      'export default (err: Error) => err instanceof HTTPException ? err.getResponse() : new Response("no", { status: 500 });',
+    ]);
   });
 
   it("refuses a wrong number of directories, an unknown option and a file for a directory", async () => {
@@ -246,6 +384,7 @@ describe("migrateSource", () => {
     expect(rewrite(text)).toEqual({
       text: '// app\nimport { fromHono, OpenAPIRoute } from "specroute";\nimport { z } from "zod";\n',
       notes: [],
+      changes: [],
     });
   });
 
@@ -457,6 +596,226 @@ describe("migrateSource", () => {
       "export const c: Int = 1;",
     ]);
     const other = 'import { Str } from "other";\nexport const a = Str();';
-    expect(rewrite(other)).toEqual({ text: other, notes: [] });
+    expect(rewrite(other)).toEqual({ text: other, notes: [], changes: [] });
+  });
+});
+
+describe("migrateSource and zod 3", () => {
+  const rewritten = (lines: string[]) => migrateSource(ts, "file.ts", lines.join("\n"));
+
+  it("keys a one-argument z.record by strings, under any name zod's namespace is imported as, and nowhere else", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'import * as zod from "zod";',
+      'import Z from "zod";',
+      'import { record } from "other";',
+      "export const a = z.record(z.number());",
+      "export const b = zod.record(zod.boolean()).optional();",
+      "export const c = Z.record(Z.string(), Z.number());",
+      "export const d = z.record(...args);",
+      "export const e = other.record(z.number());",
+      "export const f = record(z.number());",
+      "export const g = z.object({ m: z.record(z.record(z.number())) });",
+    ]);
+    expect(notes).toEqual([]);
+    expect(text.split("\n").slice(4)).toEqual([
+      "export const a = z.record(z.string(), z.number());",
+      "export const b = zod.record(zod.string(), zod.boolean()).optional();",
+      "export const c = Z.record(Z.string(), Z.number());",
+      "export const d = z.record(...args);",
+      "export const e = other.record(z.number());",
+      "export const f = record(z.number());",
+      "export const g = z.object({ m: z.record(z.string(), z.record(z.string(), z.number())) });",
+    ]);
+    const notZod = 'import { z } from "zod3-fork";\nexport const a = z.record(z.number());';
+    expect(migrateSource(ts, "file.ts", notZod).text).toBe(notZod);
+  });
+
+  it("rewrites a zod 3 form inside a helper it rewrites, and a helper inside a zod 3 form", () => {
+    const { text } = rewritten([
+      'import { Obj, Str } from "chanfana";',
+      'import { z } from "zod";',
+      "export const a = Obj({ tags: z.record(Str()), id: z.string().uuid() });",
+    ]);
+    expect(text.split("\n").at(-1)).toBe(
+      "export const a = z.object({ tags: z.record(z.string(), z.string()), id: z.string().guid() });",
+    );
+  });
+
+  it("turns zod 3's required_error, invalid_type_error, errorMap and description params into zod 4's", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'export const a = z.string({ required_error: "needed", invalid_type_error: "text" });',
+      'export const b = z.coerce.number({ invalid_type_error: "a number", message: "m" });',
+      'export const c = z.enum(["x"], { errorMap: () => ({ message: "x only" }) });',
+      'export const d = z.string({ description: "a name" }).min(1).optional().parse(v);',
+      'export const e = z.object({ description: z.string() }, { description: "with a description" });',
+      'export const f = z.number({ required_error: "needed", description: "n" });',
+      'export const g = z.enum(["x"], { errorMap: (issue, ctx) => ({ message: ctx.defaultError }) });',
+      "export const h = z.object({ description: z.string(), required_error: z.string() });",
+    ]);
+    expect(text.split("\n").slice(1)).toEqual([
+      'export const a = z.string({ error: (issue) => (issue.input === undefined ? "needed" : "text") });',
+      'export const b = z.coerce.number({ message: "m", error: (issue) => (issue.input === undefined ? undefined : "a number") });',
+      'export const c = z.enum(["x"], { error: () => ({ message: "x only" }) });',
+      'export const d = z.string().min(1).optional().describe("a name").parse(v);',
+      'export const e = z.object({ description: z.string() }).describe("with a description");',
+      'export const f = z.number({ error: (issue) => (issue.input === undefined ? "needed" : undefined) }).describe("n");',
+      'export const g = z.enum(["x"], { errorMap: (issue, ctx) => ({ message: ctx.defaultError }) });',
+      "export const h = z.object({ description: z.string(), required_error: z.string() });",
+    ]);
+    expect(notes).toEqual([
+      {
+        line: 8,
+        reason:
+          "zod 4 ignores errorMap, and this one reads zod 3's issue or context: rewrite it as an error function of zod 4's issue",
+      },
+    ]);
+  });
+
+  it("checks a zod string's uuid() as zod 3 did, and replaces the ip() zod 4 lacks", () => {
+    const { text, notes } = rewritten([
+      'import { z } from "zod";',
+      'export const a = z.string().min(36).uuid({ message: "an id" }).optional();',
+      "export const b = z.string().ip();",
+      'export const c = z.string().ip({ version: "v6" }).optional();',
+      "export const d = z.string().min(7).ip();",
+      'export const e = z.string().ip({ version: "v4", message: "an address" });',
+      "export const f = faker.string.uuid();",
+    ]);
+    expect(text.split("\n").slice(1)).toEqual([
+      'export const a = z.string().min(36).guid({ message: "an id" }).optional();',
+      "export const b = z.union([z.ipv4(), z.ipv6()]);",
+      "export const c = z.ipv6().optional();",
+      "export const d = z.string().min(7).ip();",
+      'export const e = z.string().ip({ version: "v4", message: "an address" });',
+      "export const f = faker.string.uuid();",
+    ]);
+    const ipNote =
+      "zod 4 has no z.string().ip(), and this one has checks or options it cannot carry over; use z.ipv4() or z.ipv6()";
+    expect(notes).toEqual([
+      { line: 5, reason: ipNote },
+      { line: 6, reason: ipNote },
+    ]);
+  });
+});
+
+describe("migrateSource and onError", () => {
+  const rewritten = (lines: string[]) => migrateSource(ts, "file.ts", lines.join("\n"));
+
+  it("puts the HTTPException guard first in each handler, under its own name for the error, and says so", () => {
+    const { text, changes, notes } = rewritten([
+      'import { Hono } from "hono";',
+      "const app = new Hono();",
+      "app.onError((error, c) => {",
+      "  console.error(error);",
+      '  return c.json({ error: "Internal" }, 500);',
+      "});",
+      "app.onError((e, c) => c.json({ message: e.message }, 500));",
+      "app.onError(async function (failure, c) { return c.text('no', 500); });",
+      "app.onError(handler);",
+      "app.onError(declared);",
+      "app.onError(() => new Response(null, { status: 500 }));",
+      "app.onError(({ message }, c) => c.text(message, 500));",
+      "app.onError((err) => {});",
+      "const handler: ErrorHandler = (err, c) => c.text('no', 500);",
+      "function declared(err: Error, c: Context) {",
+      "  return c.text('no', 500);",
+      "}",
+    ]);
+    expect(text.split("\n")).toEqual([
+      'import { Hono } from "hono";',
+      'import { HTTPException } from "hono/http-exception";',
+      "const app = new Hono();",
+      "app.onError((error, c) => {",
+      "  if (error instanceof HTTPException) return error.getResponse();",
+      "  console.error(error);",
+      '  return c.json({ error: "Internal" }, 500);',
+      "});",
+      "app.onError((e, c) => e instanceof HTTPException ? e.getResponse() : c.json({ message: e.message }, 500));",
+      "app.onError(async function (failure, c) { if (failure instanceof HTTPException) return failure.getResponse(); return c.text('no', 500); });",
+      "app.onError(handler);",
+      "app.onError(declared);",
+      "app.onError(() => new Response(null, { status: 500 }));",
+      "app.onError(({ message }, c) => c.text(message, 500));",
+      "app.onError((err) => { if (err instanceof HTTPException) return err.getResponse(); });",
+      "const handler: ErrorHandler = (err, c) => err instanceof HTTPException ? err.getResponse() : c.text('no', 500);",
+      "function declared(err: Error, c: Context) {",
+      "  if (err instanceof HTTPException) return err.getResponse();",
+      "  return c.text('no', 500);",
+      "}",
+    ]);
+    expect(changes).toEqual([3, 7, 8, 13, 14, 15].map((line) => ({ line, reason: GUARDED })));
+    const unnamed =
+      "onError handler without a named error: make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
+    expect(notes).toEqual([
+      { line: 11, reason: unnamed },
+      { line: 12, reason: unnamed },
+    ]);
+  });
+
+  it("leaves a handler that knows HTTPException or duck-types getResponse(), and notes one it cannot find", () => {
+    const lines = [
+      'import { fromHono } from "specroute";',
+      'import { errorHandler } from "@acme/errors";',
+      'import { localHandler } from "./errors";',
+      "app.onError((err, c) => (err instanceof HTTPException ? err.getResponse() : c.text('no', 500)));",
+      "app.onError((err, c) => ('getResponse' in err ? err.getResponse() : c.text('no', 500)));",
+      "app.onError(errorHandler);",
+      "app.onError(localHandler);",
+      "app.onError(makeHandler());",
+    ];
+    const { text, notes, changes } = rewritten(lines);
+    expect(text).toBe(lines.join("\n"));
+    expect(changes).toEqual([]);
+    const notFound =
+      "is not a function of the app's: make it return err.getResponse() for an HTTPException, or validation failures answer what it does";
+    expect(notes).toEqual([
+      { line: 6, reason: `onError handler 'errorHandler' ${notFound}` },
+      { line: 8, reason: `onError handler 'makeHandler()' ${notFound}` },
+    ]);
+  });
+
+  it("notes each chanfana 2 handleValidationError override, which specroute never calls", () => {
+    const { notes } = rewritten([
+      'import { OpenAPIRoute } from "chanfana";',
+      "export class ApiRoute extends OpenAPIRoute {",
+      "  handleValidationError(errors: z.ZodIssue[]): Response {",
+      "    return Response.json({ errors }, { status: 400 });",
+      "  }",
+      "}",
+    ]);
+    expect(notes).toEqual([
+      {
+        line: 3,
+        reason:
+          "specroute never calls handleValidationError: shape the body in handleError (a MultiException) or onError",
+      },
+    ]);
+  });
+
+  it("leaves the onError of a file that imports neither Hono, chanfana nor specroute", () => {
+    const lines = ['import { Probot } from "probot";', "app.onError((err) => { console.log(err); });"];
+    expect(rewritten(lines)).toEqual({ text: lines.join("\n"), notes: [], changes: [] });
+  });
+
+  it("adds the HTTPException import after zod's, and none where the file imports it already", () => {
+    const both = rewritten([
+      'import { Str } from "chanfana";',
+      "export const name = Str();",
+      "app.onError((err, c) => c.text('no', 500));",
+    ]);
+    expect(both.text.split("\n").slice(0, 2)).toEqual([
+      'import { z } from "zod";',
+      'import { HTTPException } from "hono/http-exception";',
+    ]);
+    const imported = rewritten([
+      'import { HTTPException } from "hono/http-exception";',
+      "app.onError((err, c) => c.text('no', 500));",
+    ]);
+    expect(imported.text.split("\n")).toEqual([
+      'import { HTTPException } from "hono/http-exception";',
+      "app.onError((err, c) => err instanceof HTTPException ? err.getResponse() : c.text('no', 500));",
+    ]);
   });
 });
