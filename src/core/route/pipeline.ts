@@ -167,7 +167,7 @@ function failValidation(
   if (!route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
     return fail(route, ctx, incoming, thrown, true);
   }
-  ctx.pendingFailure = { error: thrown, raised: false };
+  ctx.pendingFailure = { error: thrown };
   return span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
 }
 
@@ -187,8 +187,9 @@ function endValidationSpan(validating: TraceSpan, thrown: unknown): void {
 
 /**
  * What `handle()` returned, answered. On a request whose validation failure is held: a handler that
- * never asked for its data answers the 400 all the same, unless it answered an error of its own (a
- * Response of status 400 or more), since the document promises the 400 for input the schema refuses.
+ * never asked for its data, or asked and caught the 400, answers the 400 all the same, unless it answered
+ * an error of its own (a Response of status 400 or more), since the document promises the 400 for input
+ * the schema refuses.
  */
 function answerHandled(
   route: CompiledRoute,
@@ -197,7 +198,7 @@ function answerHandled(
   result: unknown,
 ): Response | Promise<Response> {
   const pending = ctx.pendingFailure;
-  if (pending === undefined || pending.raised || (result instanceof Response && result.status >= 400)) {
+  if (pending === undefined || (result instanceof Response && result.status >= 400)) {
     return respond(route, ctx, incoming, result);
   }
   return fail(route, ctx, incoming, pending.error, true);

@@ -1,0 +1,187 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { bearerAuth, contentJson, memoryRateLimitStore, OpenAPIRoute, rateLimit } from "../../src";
+import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
+
+// Attacks on chanfana's order of errors (validationFailures: "when-asked"), over real HTTP: what a
+// client that sends invalid input can make a handler do or answer.
+afterAll(closeHttpHarnesses);
+
+const Query = z.object({ n: z.number().int() });
+const ok = { "200": { description: "ok" } };
+
+describe.each(httpHarnesses)("a held validation failure, attacked on $name $transport", (harness) => {
+  it("answers the 400 to a handler that catches it and answers a success of its own", async () => {
+    const writes: unknown[] = [];
+    class SwallowsIt extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        try {
+          const { query } = await this.getValidatedData();
+          writes.push(query.n);
+          return { saved: query.n };
+        } catch {
+          // A catch-all that answers "nothing saved" as a success, as many handlers are written.
+          return { saved: null };
+        }
+      }
+    }
+    class RedirectsIt extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        const data = await this.getValidatedData().catch(() => undefined);
+        if (data === undefined) return Response.redirect("http://127.0.0.1/elsewhere", 302);
+        return { n: data.query.n };
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/swallows", SwallowsIt);
+    router.get("/redirects", RedirectsIt);
+    const swallowed = await request("/swallows?n=abc");
+    expect(swallowed.status).toBe(400);
+    expect(await swallowed.json()).toMatchObject({ success: false, errors: [{ path: ["query", "n"] }] });
+    const redirected = await request("/redirects?n=abc", { redirect: "manual" });
+    expect(redirected.status).toBe(400);
+    expect(writes).toEqual([]);
+    // Valid input still gets the handler's answer.
+    expect(await (await request("/swallows?n=4")).json()).toEqual({ saved: 4 });
+    expect((await request("/redirects?n=4", { redirect: "manual" })).status).toBe(200);
+  });
+
+  it("answers the 400 for a handler that never asks, whatever non-error it returns", async () => {
+    class Returns extends OpenAPIRoute {
+      schema = { request: { query: z.object({ n: z.number().int(), as: z.string() }) }, responses: ok };
+      handle() {
+        const as = new URL(this.params.router.getRequest(this.args).url).searchParams.get("as");
+        if (as === "204") return new Response(null, { status: 204 });
+        if (as === "304") return new Response(null, { status: 304 });
+        if (as === "399") return new Response("x", { status: 399 });
+        if (as === "thenable") {
+          // biome-ignore lint/suspicious/noThenProperty: a thenable is what this answers
+          return { then: (resolve: (v: unknown) => void) => resolve({ ok: true }) };
+        }
+        if (as === "string") return "ok";
+        return undefined;
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/returns", Returns);
+    for (const as of ["204", "304", "399", "thenable", "string", "nothing"]) {
+      const answer = await request(`/returns?n=x&as=${as}`);
+      expect(answer.status, as).toBe(400);
+    }
+  });
+
+  it("keeps one request's held failure from another's, on the same route at once", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let waiting = 0;
+    class Slow extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        waiting++;
+        await gate;
+        const { query } = await this.getValidatedData();
+        return { n: query.n };
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/slow", Slow);
+    const answers = [request("/slow?n=x"), request("/slow?n=1"), request("/slow?n=y"), request("/slow?n=2")];
+    while (waiting < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    const statuses = await Promise.all(answers.map(async (answer) => (await answer).status));
+    expect(statuses).toEqual([400, 200, 400, 200]);
+  });
+
+  it("counts a held failure against the rate limit, and answers the 429 before the handler", async () => {
+    let started = 0;
+    class Limited extends OpenAPIRoute {
+      schema = {
+        rateLimit: rateLimit({ limit: 2, windowSeconds: 60, key: () => "one", store: memoryRateLimitStore() }),
+        request: { query: Query },
+        responses: ok,
+      };
+      async handle() {
+        started++;
+        return { n: (await this.getValidatedData()).query.n };
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/limited", Limited);
+    expect((await request("/limited?n=x")).status).toBe(400);
+    expect((await request("/limited?n=y")).status).toBe(400);
+    expect((await request("/limited?n=1")).status).toBe(429);
+    expect((await request("/limited?n=z")).status).toBe(429);
+    expect(started).toBe(2);
+  });
+
+  it("answers the route's auth before the handler, and shows an anonymous client no schema", async () => {
+    let started = 0;
+    const auth = bearerAuth({ verify: async (token) => (token === "good" ? { id: "u1" } : null) });
+    class Authed extends OpenAPIRoute {
+      schema = { auth, request: { body: contentJson(z.object({ secretField: z.string() })) }, responses: ok };
+      async handle() {
+        started++;
+        const principal = await this.getPrincipal();
+        await this.getValidatedData();
+        return { principal };
+      }
+    }
+    const { router, request } = harness.make();
+    router.post("/authed", Authed);
+    const anonymous = await request("/authed", jsonBody({ secretField: 1 }));
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toContain("secretField");
+    const bad = await request("/authed", jsonBody({ secretField: 1 }, { headers: { authorization: "Bearer bad" } }));
+    expect(bad.status).toBe(401);
+    expect(started).toBe(0);
+    const invalid = await request("/authed", jsonBody({}, { headers: { authorization: "Bearer good" } }));
+    expect(invalid.status).toBe(400);
+    expect(started).toBe(1);
+  });
+
+  it("raises the held failure from validateRequest() of the request being handled", async () => {
+    let past = 0;
+    class Revalidates extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        const data = await this.validateRequest(this.params.router.getRequest(this.args));
+        past++;
+        return data;
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/revalidates", Revalidates);
+    expect((await request("/revalidates?n=x")).status).toBe(400);
+    expect(past).toBe(0);
+    expect((await request("/revalidates?n=3")).status).toBe(200);
+  });
+
+  it("keeps a nested router strict under a strict parent, whichever other parent mounts it", async () => {
+    let started = 0;
+    class Counts extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        started++;
+        return { n: (await this.getValidatedData()).query.n };
+      }
+    }
+    const lenient = harness.make();
+    const strict = harness.make({ validationFailures: "before-handle" });
+    const middle = harness.nested();
+    const inner = harness.nested();
+    inner.get("/counts", Counts);
+    middle.route("/inner", inner);
+    lenient.router.route("/m", middle);
+    strict.router.route("/m", middle);
+    strict.router.route("/i", inner);
+    expect((await strict.request("/m/inner/counts?n=x")).status).toBe(400);
+    expect((await strict.request("/i/counts?n=x")).status).toBe(400);
+    expect(started).toBe(0);
+    expect((await lenient.request("/m/inner/counts?n=x")).status).toBe(400);
+    expect(started).toBe(1);
+  });
+});
