@@ -1,6 +1,15 @@
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bearerAuth, contentJson, memoryRateLimitStore, OpenAPIRoute, rateLimit } from "../../src";
+import {
+  bearerAuth,
+  betterSqlite3Driver,
+  contentJson,
+  memoryRateLimitStore,
+  OpenAPIRoute,
+  rateLimit,
+  SqlCreateEndpoint,
+} from "../../src";
 import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
 // Attacks on chanfana's order of errors (validationFailures: "when-asked"), over real HTTP: what a
@@ -183,5 +192,78 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
     expect(started).toBe(0);
     expect((await lenient.request("/m/inner/counts?n=x")).status).toBe(400);
     expect(started).toBe(1);
+  });
+
+  it("keeps a subclass of an auto endpoint strict, even one whose handle() writes before its parent's", async () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL)");
+    db.exec("CREATE TABLE audit (what TEXT)");
+    const Note = z.object({ id: z.number().int(), title: z.string().min(1) });
+    class AuditedCreate extends SqlCreateEndpoint {
+      _meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };
+      override async handle(...args: unknown[]) {
+        db.prepare("INSERT INTO audit VALUES ('create')").run();
+        return super.handle(...args);
+      }
+    }
+    const { router, request } = harness.make({ db: betterSqlite3Driver(db) } as never);
+    router.post("/notes", AuditedCreate);
+    expect((await request("/notes", jsonBody({ title: "" }))).status).toBe(400);
+    expect((await request("/notes", jsonBody({ title: 7 }))).status).toBe(400);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM audit").get()).toEqual({ n: 0 });
+    expect((await request("/notes", jsonBody({ title: "ok" }))).status).toBe(201);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM notes").get()).toEqual({ n: 1 });
+  });
+
+  it("answers a handler's own error it throws before asking, and the 400 for what it throws after", async () => {
+    class ReadsDirectly extends OpenAPIRoute {
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        // Reading the internal field, not asking: a failed request has no validated data there.
+        const data = this.validatedData as { query?: { n: number } } | undefined;
+        return { n: data?.query?.n ?? "none" };
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/reads-directly", ReadsDirectly);
+    const invalid = await request("/reads-directly?n=x");
+    expect(invalid.status).toBe(400);
+    expect(await (await request("/reads-directly?n=2")).json()).toEqual({ n: 2 });
+  });
+
+  it("answers the 400 for a success a handler throws, or its handleError() makes of what it threw", async () => {
+    const writes: string[] = [];
+    class Existing extends Error {}
+    class ThrowsSuccess extends OpenAPIRoute {
+      schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
+      async handle() {
+        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
+        writes.push(String(how));
+        // Thrown as Remix and itty-router apps throw answers: before asking, or after catching the 400.
+        if (how === "response") throw Response.json({ ok: true });
+        if (how === "redirect") throw Response.redirect("http://127.0.0.1/next", 303);
+        if (how === "caught") {
+          await this.getValidatedData().catch(() => {
+            throw Response.json({ ok: true });
+          });
+        }
+        if (how === "mapped") throw new Existing();
+        return { n: (await this.getValidatedData()).query.n };
+      }
+      override handleError(error: unknown) {
+        // An "already there" the app answers as a success, as idempotent creates do.
+        return error instanceof Existing ? Response.json({ existing: true }, { status: 200 }) : error;
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/throws", ThrowsSuccess);
+    for (const how of ["response", "redirect", "caught", "mapped"]) {
+      const answer = await request(`/throws?n=x&how=${how}`, { redirect: "manual" });
+      expect(answer.status, how).toBe(400);
+      expect(await answer.json(), how).toMatchObject({ success: false, errors: [{ path: ["query", "n"] }] });
+    }
+    // With valid input each answers as the handler said.
+    expect((await request("/throws?n=1&how=response")).status).toBe(200);
+    expect(await (await request("/throws?n=1&how=mapped")).json()).toEqual({ existing: true });
   });
 });

@@ -204,10 +204,23 @@ function answerHandled(
   return fail(route, ctx, incoming, pending.error, true);
 }
 
-/** What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). */
-function failHandled(route: CompiledRoute, ctx: RequestContext, incoming: IncomingRequest, thrown: unknown) {
-  const raised = ctx.pendingFailure !== undefined && thrown === ctx.pendingFailure.error;
-  return fail(route, ctx, incoming, thrown, raised);
+/**
+ * What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). On a
+ * request whose failure is held, anything else thrown answers for itself only as an error: a thrown
+ * `Response` of status below 400, or one `handleError()` made of the error, gives way to the 400.
+ */
+function failHandled(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  thrown: unknown,
+): Promise<Response> {
+  const pending = ctx.pendingFailure;
+  if (pending === undefined) return fail(route, ctx, incoming, thrown, false);
+  if (thrown === pending.error) return fail(route, ctx, incoming, thrown, true);
+  return fail(route, ctx, incoming, thrown, false).then((response) =>
+    response.status < 400 ? fail(route, ctx, incoming, pending.error, true) : response,
+  );
 }
 
 function enterValidated(
