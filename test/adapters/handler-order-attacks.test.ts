@@ -266,4 +266,40 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
     expect((await request("/throws?n=1&how=response")).status).toBe(200);
     expect(await (await request("/throws?n=1&how=mapped")).json()).toEqual({ existing: true });
   });
+
+  it("cancels the stream of an answer it sets aside for the 400, so nothing it started keeps running", async () => {
+    const running = new Set<ReturnType<typeof setInterval>>();
+    class HandMadeEvents extends OpenAPIRoute {
+      // A stream written by hand, as text/event-stream apps did before the framework streamed: no
+      // streaming response declared, so the route keeps chanfana's order.
+      schema = { request: { query: z.object({ channel: z.string().min(3) }) }, responses: ok };
+      async handle() {
+        let timer: ReturnType<typeof setInterval>;
+        const events = new ReadableStream<string>({
+          start(controller) {
+            timer = setInterval(() => controller.enqueue("event: ping\n\n"), 5);
+            running.add(timer);
+          },
+          cancel() {
+            clearInterval(timer);
+            running.delete(timer);
+          },
+        });
+        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
+        const answer = new Response(events.pipeThrough(new TextEncoderStream()), {
+          headers: { "content-type": "text/event-stream" },
+        });
+        if (how === "throw") throw answer;
+        return answer;
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/events", HandMadeEvents);
+    expect((await request("/events?channel=x")).status).toBe(400);
+    expect((await request("/events?channel=x&how=throw")).status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const left = running.size;
+    for (const timer of running) clearInterval(timer);
+    expect(left).toBe(0);
+  });
 });

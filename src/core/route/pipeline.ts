@@ -201,7 +201,14 @@ function answerHandled(
   if (pending === undefined || (result instanceof Response && result.status >= 400)) {
     return respond(route, ctx, incoming, result);
   }
+  setAside(result);
   return fail(route, ctx, incoming, pending.error, true);
+}
+
+/** An answer the held 400 replaces: its body cancelled, so a stream it started (a timer, a subscription) ends. */
+function setAside(answer: unknown): void {
+  if (!(answer instanceof Response) || answer.body === null || answer.bodyUsed) return;
+  answer.body.cancel().catch(() => {});
 }
 
 /**
@@ -218,9 +225,11 @@ function failHandled(
   const pending = ctx.pendingFailure;
   if (pending === undefined) return fail(route, ctx, incoming, thrown, false);
   if (thrown === pending.error) return fail(route, ctx, incoming, thrown, true);
-  return fail(route, ctx, incoming, thrown, false).then((response) =>
-    response.status < 400 ? fail(route, ctx, incoming, pending.error, true) : response,
-  );
+  return fail(route, ctx, incoming, thrown, false).then((response) => {
+    if (response.status >= 400) return response;
+    setAside(response);
+    return fail(route, ctx, incoming, pending.error, true);
+  });
 }
 
 function enterValidated(
