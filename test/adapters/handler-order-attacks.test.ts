@@ -9,6 +9,8 @@ import {
   OpenAPIRoute,
   rateLimit,
   SqlCreateEndpoint,
+  SqlListEndpoint,
+  SqlReadEndpoint,
 } from "../../src";
 import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
@@ -301,5 +303,30 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
     const left = running.size;
     for (const timer of running) clearInterval(timer);
     expect(left).toBe(0);
+  });
+
+  it("reads a number that is no decimal as NaN, which no auto endpoint's filter or path key accepts", async () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, rank REAL)");
+    db.exec("INSERT INTO notes (title, rank) VALUES ('a', 1), ('b', NULL)");
+    const Note = z.object({ id: z.number().int(), title: z.string(), rank: z.number().nullable() });
+    const meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] } };
+    class ListNotes extends SqlListEndpoint {
+      _meta = meta;
+      filterFields = ["rank", "id"];
+    }
+    class ReadNote extends SqlReadEndpoint {
+      _meta = meta;
+    }
+    const { router, request } = harness.make({ db: betterSqlite3Driver(db) } as never);
+    router.get("/notes", ListNotes);
+    router.get("/notes/:id", ReadNote);
+    for (const path of ["/notes?rank=abc", "/notes?id=0x1", "/notes?rank=Infinity", "/notes/abc", "/notes/1e400x"]) {
+      const answer = await request(path);
+      expect(answer.status, path).toBe(400);
+      expect(JSON.stringify(await answer.json()), path).toContain("NaN");
+    }
+    expect((await request("/notes/1")).status).toBe(200);
+    expect((await (await request("/notes?rank=1")).json()).result).toHaveLength(1);
   });
 });
