@@ -11,6 +11,8 @@ import {
   SqlCreateEndpoint,
   SqlListEndpoint,
   SqlReadEndpoint,
+  type TraceSpan,
+  type Tracing,
 } from "../../src";
 import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
@@ -328,5 +330,57 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
     }
     expect((await request("/notes/1")).status).toBe(200);
     expect((await (await request("/notes?rank=1")).json()).result).toHaveLength(1);
+  });
+
+  it("hands the router's error hook the 400, not the success, with passthroughErrors", async () => {
+    class Succeeds extends OpenAPIRoute {
+      schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
+      async handle() {
+        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
+        if (how === "throw") throw Response.json({ ok: true });
+        if (how === "catch") return this.getValidatedData().catch(() => ({ ok: true }));
+        return { ok: true };
+      }
+    }
+    const { router, request, caught } = harness.make({ passthroughErrors: true });
+    router.get("/succeeds", Succeeds);
+    for (const how of ["return", "throw", "catch"]) {
+      const answer = await request(`/succeeds?n=x&how=${how}`);
+      expect(answer.status, how).toBeGreaterThanOrEqual(400);
+    }
+    expect(caught).toHaveLength(3);
+    for (const error of caught) {
+      const seen = error as { status?: number; cause?: unknown };
+      expect(seen.status ?? (seen.cause as { status?: number })?.status).toBe(400);
+    }
+  });
+
+  it("answers the 400 for a held failure on a traced route, as untraced, and ends the spans with it", async () => {
+    const ended: Array<{ name: string; status?: unknown }> = [];
+    const span = (name: string): TraceSpan => {
+      const attributes: Record<string, unknown> = {};
+      return {
+        child: (child) => span(child),
+        event: () => {},
+        run: (work) => work(),
+        set: (more) => Object.assign(attributes, more),
+        end: () => ended.push({ name, status: attributes["http.response.status_code"] }),
+      };
+    };
+    const tracing: Tracing = { request: (name) => span(name) };
+    class Traced extends OpenAPIRoute {
+      schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
+      async handle() {
+        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
+        if (how === "throw") throw Response.json({ ok: true });
+        if (how === "catch") return this.getValidatedData().catch(() => ({ ok: true }));
+        return { ok: true };
+      }
+    }
+    const { router, request } = harness.make({ tracing });
+    router.get("/traced", Traced);
+    for (const how of ["return", "throw", "catch"])
+      expect((await request(`/traced?n=x&how=${how}`)).status, how).toBe(400);
+    expect(ended.filter((one) => one.name === "GET /traced").map((one) => one.status)).toEqual([400, 400, 400]);
   });
 });
