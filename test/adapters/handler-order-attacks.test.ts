@@ -383,4 +383,24 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
       expect((await request(`/traced?n=x&how=${how}`)).status, how).toBe(400);
     expect(ended.filter((one) => one.name === "GET /traced").map((one) => one.status)).toEqual([400, 400, 400]);
   });
+
+  it("refuses a class whose static validationFailures is no order it knows, rather than serve the lenient one", async () => {
+    let started = 0;
+    class Misspelt extends OpenAPIRoute {
+      // As a JavaScript app (or a cast) can write it: meant strict.
+      static override readonly validationFailures = "before_handle" as never;
+      schema = { request: { query: Query }, responses: ok };
+      async handle() {
+        started++;
+        return { n: (await this.getValidatedData()).query.n };
+      }
+    }
+    const { router, request } = harness.make();
+    router.get("/misspelt", Misspelt);
+    expect(() => router.compile()).toThrow(
+      'GET /misspelt (Misspelt): static validationFailures must be "when-asked" or "before-handle", got "before_handle"',
+    );
+    expect((await request("/misspelt?n=x")).status).toBe(500);
+    expect(started).toBe(0);
+  });
 });
