@@ -70,9 +70,10 @@ export interface RouterOptions {
   /**
    * When a request that fails validation is answered. `"when-asked"` (default, chanfana's order): the 400
    * is raised where `handle()` calls `getValidatedData()`, so an error the handler throws before that (a
-   * 401, a 404) is the answer, and no code after it runs on invalid input; a handler that never asks
-   * still answers the 400. `"before-handle"`: the 400 is answered before `handle()` runs, so no handler
-   * code ever runs on invalid input. A router mounted under one with `"before-handle"` keeps it.
+   * 401, a 404) is the answer, and no code after it runs on invalid input; a handler that never asks,
+   * or catches the 400, still answers it unless it answers an error of its own. `"before-handle"`: the
+   * 400 is answered before `handle()` runs, so no handler code ever runs on invalid input. A router
+   * mounted under one with `"before-handle"` keeps it.
    */
   validationFailures?: ValidationFailures;
   /** Error bodies: the spec's envelope, or RFC 9457 `application/problem+json`. Default "envelope". */

@@ -95,6 +95,12 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
  */
 function strictestOrder(endpoint: OpenAPIRoute, options: CompileOptions, responder: ResponsePlan): ValidationFailures {
   const ownClass = (endpoint.constructor as OpenAPIRouteClass).validationFailures;
+  // Checked as the router option is: a misspelt strict order must not quietly serve the lenient one.
+  if (ownClass !== undefined && ownClass !== "when-asked" && ownClass !== "before-handle") {
+    throw new Error(
+      `static validationFailures must be "when-asked" or "before-handle", got ${JSON.stringify(ownClass)}`,
+    );
+  }
   if (ownClass === "before-handle" || options.validationFailures === "before-handle") return "before-handle";
   return responder.streams.length > 0 ? "before-handle" : "when-asked";
 }

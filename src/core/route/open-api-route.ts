@@ -274,17 +274,15 @@ export interface RequestState {
   [SERVED]: ServedEndpoint;
 }
 
-/** A validation failure held for `handle()`: raised when it asks for its data; `raised` once it has been. */
+/** A validation failure held for `handle()`: raised each time it asks for its data. */
 export interface PendingFailure {
   readonly error: unknown;
-  raised: boolean;
 }
 
 /** Throws the request's held validation failure, if any: the 400 a handler meets where it asks for its data. */
 function raisePendingFailure(ctx: RequestContext): void {
   const pending = ctx.pendingFailure;
   if (pending === undefined) return;
-  pending.raised = true;
   throw pending.error;
 }
 

@@ -167,7 +167,7 @@ function failValidation(
   if (!route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
     return fail(route, ctx, incoming, thrown, true);
   }
-  ctx.pendingFailure = { error: thrown, raised: false };
+  ctx.pendingFailure = { error: thrown };
   return span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
 }
 
@@ -187,8 +187,9 @@ function endValidationSpan(validating: TraceSpan, thrown: unknown): void {
 
 /**
  * What `handle()` returned, answered. On a request whose validation failure is held: a handler that
- * never asked for its data answers the 400 all the same, unless it answered an error of its own (a
- * Response of status 400 or more), since the document promises the 400 for input the schema refuses.
+ * never asked for its data, or asked and caught the 400, answers the 400 all the same, unless it answered
+ * an error of its own (a Response of status 400 or more), since the document promises the 400 for input
+ * the schema refuses.
  */
 function answerHandled(
   route: CompiledRoute,
@@ -197,16 +198,38 @@ function answerHandled(
   result: unknown,
 ): Response | Promise<Response> {
   const pending = ctx.pendingFailure;
-  if (pending === undefined || pending.raised || (result instanceof Response && result.status >= 400)) {
+  if (pending === undefined || (result instanceof Response && result.status >= 400)) {
     return respond(route, ctx, incoming, result);
   }
+  setAside(result);
   return fail(route, ctx, incoming, pending.error, true);
 }
 
-/** What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). */
-function failHandled(route: CompiledRoute, ctx: RequestContext, incoming: IncomingRequest, thrown: unknown) {
-  const raised = ctx.pendingFailure !== undefined && thrown === ctx.pendingFailure.error;
-  return fail(route, ctx, incoming, thrown, raised);
+/** An answer the held 400 replaces: its body cancelled, so a stream it started (a timer, a subscription) ends. */
+function setAside(answer: unknown): void {
+  if (!(answer instanceof Response) || answer.body === null || answer.bodyUsed) return;
+  answer.body.cancel().catch(() => {});
+}
+
+/**
+ * What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). On a
+ * request whose failure is held, anything else thrown answers for itself only as an error: a thrown
+ * `Response` of status below 400, or one `handleError()` made of the error, gives way to the 400.
+ */
+function failHandled(
+  route: CompiledRoute,
+  ctx: RequestContext,
+  incoming: IncomingRequest,
+  thrown: unknown,
+): Promise<Response> {
+  const pending = ctx.pendingFailure;
+  if (pending === undefined) return fail(route, ctx, incoming, thrown, false);
+  if (thrown === pending.error) return fail(route, ctx, incoming, thrown, true);
+  return fail(route, ctx, incoming, thrown, false).then((response) => {
+    if (response.status >= 400) return response;
+    setAside(response);
+    return fail(route, ctx, incoming, pending.error, true);
+  });
 }
 
 function enterValidated(
