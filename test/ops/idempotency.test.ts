@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   type Authenticator,
@@ -44,7 +44,14 @@ function createNote(policy: IdempotencyPolicy) {
 
 /** A write whose handler waits for the test to let it finish (each wait bounded by the test's own timeout). */
 function gatedWrite(policy: IdempotencyPolicy) {
-  const gate = { open: () => {}, entered: 0, runs: 0 };
+  const waiting: (() => void)[] = [];
+  const gate = {
+    open: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+    entered: 0,
+    runs: 0,
+  };
   class Gated extends OpenAPIRoute {
     schema = {
       idempotency: policy,
@@ -53,9 +60,7 @@ function gatedWrite(policy: IdempotencyPolicy) {
     };
     async handle() {
       gate.entered++;
-      await new Promise<void>((resolve) => {
-        gate.open = resolve;
-      });
+      await new Promise<void>((resolve) => waiting.push(resolve));
       gate.runs++;
       return Response.json({ run: gate.runs }, { status: 201 });
     }
@@ -109,7 +114,7 @@ const post = (
   path: string,
   body: unknown,
   key?: string,
-) => app.request(path, jsonBody(body, { headers: key ? { "idempotency-key": key } : {} }));
+) => app.request(path, jsonBody(body, { headers: key !== undefined ? { "idempotency-key": key } : {} }));
 
 describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) => {
   it("runs the first request once; a retry gets the same answer, status, body and marked headers", async () => {
@@ -543,6 +548,39 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     );
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["201", "400", "409", "422"]));
   });
+
+  it("documents what a client may send as a key and for how long its answer is kept; a route's own 409 stays its own", async () => {
+    const { driver } = database();
+    class Reserve extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver), expiresSeconds: 600, scope: () => "all" }),
+        responses: { "201": { description: "Reserved" }, "409": { description: "Sold out" } },
+      };
+      handle() {
+        return new Response(null, { status: 201 });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/reservations", Reserve);
+    const doc = (await (await app.request("/openapi.json")).json()) as any;
+    expect(await documentErrors(doc)).toBeNull();
+    const operation = doc.paths["/reservations"].post;
+    const [parameter] = operation.parameters.filter((one: any) => one.name === "Idempotency-Key");
+    expect(parameter).toEqual({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: expect.stringContaining("by the same caller, gets the first answer (kept 600 s)"),
+      schema: { type: "string", minLength: 1, maxLength: 200 },
+    });
+    expect(operation.responses["409"].description).toBe("Sold out");
+    expect(operation.responses["422"].description).toBe("This Idempotency-Key was used for another request");
+    expect(operation.responses["400"]).toBeDefined();
+    const notes = harness.make({ db: driver });
+    notes.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), scope: () => "all" })));
+    const conflict = ((await (await notes.request("/openapi.json")).json()) as any).paths["/notes"].post.responses["409"];
+    expect(conflict.description).toBe("A request with this Idempotency-Key is still being processed");
+  });
 });
 
 const engines = storeEngines("specroute_idempotency", 8);
@@ -627,4 +665,273 @@ describe.each(engines)("the SQL idempotency store on $name", (engine) => {
       }
     },
   );
+});
+
+describe("an idempotency policy an app cannot misconfigure into one that keeps nothing", () => {
+  const store = sqlIdempotencyStore(database().driver);
+
+  it("refuses a lifetime, lease or answer bound that keeps nothing, a store that cannot claim, and a scope that is no function", () => {
+    for (const expiresSeconds of [0, -1, Number.NaN]) {
+      expect(() => idempotency({ store, expiresSeconds })).toThrow("idempotency expiresSeconds must be positive");
+    }
+    for (const leaseSeconds of [0, -1, Number.NaN]) {
+      expect(() => idempotency({ store, leaseSeconds })).toThrow("idempotency leaseSeconds must be positive");
+    }
+    for (const maxAnswerBytes of [-1, 1.5, Number.NaN]) {
+      expect(() => idempotency({ store, maxAnswerBytes })).toThrow(
+        "idempotency maxAnswerBytes must be a non-negative integer",
+      );
+    }
+    for (const bad of [undefined, {}, { claim: "no" }]) {
+      expect(() => idempotency({ store: bad as never })).toThrow(
+        "idempotency store must have claim(), complete() and release()",
+      );
+    }
+    expect(() => idempotency({ store, scope: "tenant" as never })).toThrow(
+      "idempotency scope must be a function of the request",
+    );
+    // The smallest that keep something are taken.
+    const least = idempotency({ store, expiresSeconds: 0.5, leaseSeconds: 0.5, maxAnswerBytes: 0 });
+    expect([least.expiresSeconds, least.leaseSeconds, least.maxAnswerBytes, least.required]).toEqual([
+      0.5,
+      0.5,
+      0,
+      false,
+    ]);
+  });
+});
+
+describe.each(httpHarnesses)("what a client tries with idempotency keys, over HTTP on $name", (harness) => {
+  it("an empty key is a 400, never one key every client sending it empty shares; 200 characters is a key", async () => {
+    const { driver, count, keys } = database();
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver) })));
+    const empty = await post(app, "/notes", { title: "Ada" }, "");
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as any).errors[0].message).toBe(
+      "Idempotency-Key must be a string of 1 to 200 characters",
+    );
+    expect(keys()).toEqual([]);
+    const longest = "k".repeat(200);
+    expect((await post(app, "/notes", { title: "Ada" }, longest)).status).toBe(201);
+    expect((await post(app, "/notes", { title: "Ada" }, longest)).status).toBe(201);
+    expect(count()).toBe(1);
+  });
+
+  it("a key sent again with another method or query is another request (422): a stored answer is not replayed onto it", async () => {
+    const { driver, count } = database();
+    const once = idempotency({ store: sqlIdempotencyStore(driver) });
+    const app = harness.make({ db: driver });
+    app.router.post("/notes", createNote(once));
+    app.router.put("/notes", createNote(once));
+    expect((await post(app, "/notes?draft=1", { title: "Ada" }, "k-30")).status).toBe(201);
+    expect((await post(app, "/notes?draft=2", { title: "Ada" }, "k-30")).status).toBe(422);
+    expect((await post(app, "/notes", { title: "Ada" }, "k-30")).status).toBe(422);
+    const put = await app.request("/notes?draft=1", {
+      ...jsonBody({ title: "Ada" }, { headers: { "idempotency-key": "k-30" } }),
+      method: "PUT",
+    });
+    expect(put.status).toBe(422);
+    expect((await post(app, "/notes?draft=1", { title: "Ada" }, "k-30")).status).toBe(201);
+    expect(count()).toBe(1);
+  });
+
+  it("an answer of 500 or more frees the key for a retry; a 4xx answer is the answer, replayed", async () => {
+    const { driver } = database();
+    const statuses = [500, 503, 201, 409];
+    let runs = 0;
+    class Upstream extends OpenAPIRoute {
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver) }), responses: {} };
+      handle() {
+        const status = statuses[runs++]!;
+        return Response.json({ status, run: runs }, { status });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/upstream", Upstream);
+    const send = async (key: string) => {
+      const answer = await app.request("/upstream", { method: "POST", headers: { "idempotency-key": key } });
+      return [answer.status, await answer.json()];
+    };
+    expect(await send("k-31")).toEqual([500, { status: 500, run: 1 }]);
+    expect(await send("k-31")).toEqual([503, { status: 503, run: 2 }]);
+    expect(await send("k-31")).toEqual([201, { status: 201, run: 3 }]);
+    expect(await send("k-31")).toEqual([201, { status: 201, run: 3 }]);
+    expect(await send("k-32")).toEqual([409, { status: 409, run: 4 }]);
+    expect(await send("k-32")).toEqual([409, { status: 409, run: 4 }]);
+    expect(runs).toBe(4);
+  });
+
+  it("a scope that names no one fails the request (500) and runs nothing, never filing callers under one shared scope", async () => {
+    const { driver, keys } = database();
+    let runs = 0;
+    class Scoped extends OpenAPIRoute {
+      schema = {
+        auth: bearer,
+        // A principal without an account: the scope is undefined for it.
+        idempotency: idempotency({
+          store: sqlIdempotencyStore(driver),
+          scope: ({ principal }) => (principal as any).team,
+        }),
+        responses: {},
+      };
+      handle() {
+        runs++;
+        return { runs };
+      }
+    }
+    const app = harness.make();
+    app.router.post("/scoped", Scoped);
+    const send = (token: string) =>
+      app.request("/scoped", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "idempotency-key": "k-33" },
+      });
+    expect((await send("token-ada")).status).toBe(500);
+    expect((await send("token-bob")).status).toBe(500);
+    expect(runs).toBe(0);
+    expect(keys()).toEqual([]);
+    expect(app.caught.map(String)).toContain(
+      "TypeError: POST /scoped (Scoped): idempotency scope must return a string",
+    );
+  });
+
+  it("a replay gives back the headers documented for its status, else its range, else default; keepHeaders in any case", async () => {
+    const { driver } = database();
+    const header = { schema: { type: "string" } };
+    const once = idempotency({ store: sqlIdempotencyStore(driver), keepHeaders: ["X-Kept"] });
+    const answering = (status: number) =>
+      class Documented extends OpenAPIRoute {
+        schema = {
+          idempotency: once,
+          responses: {
+            "201": { description: "Created", headers: { "X-Exact": header, "X-Absent": header } },
+            "2xx": { description: "Accepted", headers: z.object({ "X-Range": z.string() }) },
+            default: { description: "Other", headers: { "X-Default": header } },
+          },
+        };
+        handle() {
+          const names = ["x-exact", "x-range", "x-default", "x-kept"];
+          return new Response("{}", { status, headers: names.map((name) => [name, `${name} of ${status}`]) });
+        }
+      };
+    const app = harness.make();
+    app.router.post("/exact", answering(201));
+    app.router.post("/range", answering(202));
+    app.router.post("/default", answering(409));
+    const replayed = async (path: string) => {
+      const send = () => app.request(path, { method: "POST", headers: { "idempotency-key": `k-36${path}` } });
+      await send();
+      const replay = await send();
+      return Object.fromEntries([...replay.headers].filter(([name]) => name.startsWith("x-")));
+    };
+    expect(await replayed("/exact")).toEqual({ "x-exact": "x-exact of 201", "x-kept": "x-kept of 201" });
+    expect(await replayed("/range")).toEqual({ "x-range": "x-range of 202", "x-kept": "x-kept of 202" });
+    expect(await replayed("/default")).toEqual({ "x-default": "x-default of 409", "x-kept": "x-kept of 409" });
+  });
+
+  it("a replay of a route that documents no answers keeps content-type and keepHeaders only", async () => {
+    const { driver } = database();
+    class Bare extends OpenAPIRoute {
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver), keepHeaders: ["Location"] }) };
+      handle() {
+        const headers = { "content-type": "text/csv", location: "/reports/1", "x-secret-trace": "t" };
+        return new Response("a,b", { status: 201, headers });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/reports", Bare);
+    const send = () => app.request("/reports", { method: "POST", headers: { "idempotency-key": "k-37" } });
+    await send();
+    const replay = await send();
+    expect([replay.status, await replay.text()]).toEqual([201, "a,b"]);
+    expect(replay.headers.get("content-type")).toBe("text/csv");
+    expect(replay.headers.get("location")).toBe("/reports/1");
+    expect(replay.headers.get("x-secret-trace")).toBeNull();
+  });
+
+  it("replays a body over 32 KiB byte for byte, and a documented Content-Length never outlives a body cut at maxAnswerBytes", async () => {
+    const { driver } = database();
+    const big = Uint8Array.from({ length: 60_000 }, (_, i) => (i * 7) % 256);
+    const base64 = async (answer: Response) => Buffer.from(await answer.arrayBuffer()).toString("base64");
+    const once = idempotency({ store: sqlIdempotencyStore(driver), maxAnswerBytes: 50_000 });
+    const sized = (size: number) =>
+      class Blob extends OpenAPIRoute {
+        schema = {
+          idempotency: once,
+          responses: {
+            "200": { description: "bytes", headers: { "Content-Length": { schema: { type: "integer" } } } },
+          },
+        };
+        handle() {
+          return new Response(big.slice(0, size), { headers: { "content-length": String(size) } });
+        }
+      };
+    const app = harness.make();
+    for (const size of [40_000, 60_000]) app.router.post(`/blob/${size}`, sized(size));
+    const send = (size: number) =>
+      app.request(`/blob/${size}`, { method: "POST", headers: { "idempotency-key": `k-38-${size}` } });
+    for (const size of [40_000, 60_000]) {
+      const expected = size > 50_000 ? new Uint8Array(0) : big.slice(0, size);
+      const first = await send(size);
+      expect(await base64(first)).toBe(Buffer.from(expected).toString("base64"));
+      const replay = await send(size);
+      expect(await base64(replay)).toBe(Buffer.from(expected).toString("base64"));
+      expect(replay.headers.get("content-length") ?? "0").toBe(String(expected.length));
+    }
+  });
+
+  describe("over time (the clock moved by the test)", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const clockAt = (ms: number) => vi.setSystemTime(ms);
+    // eventually() reads the clock, which stands still here: this waits by tries.
+    const settled = async (condition: () => boolean) => {
+      for (let tries = 0; tries < 500 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+
+    it("an answer is replayed for expiresSeconds, and not after: the key then runs its request again", async () => {
+      vi.useFakeTimers({ toFake: ["Date"], now: 1_000_000_000_000 });
+      const { driver, count } = database();
+      const app = harness.make({ db: driver });
+      app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), expiresSeconds: 60 })));
+      expect((await post(app, "/notes", { title: "Ada" }, "k-34")).status).toBe(201);
+      clockAt(1_000_000_059_000);
+      expect((await post(app, "/notes", { title: "Ada" }, "k-34")).status).toBe(201);
+      expect(count()).toBe(1);
+      // Its last millisecond is still within it.
+      clockAt(1_000_000_060_000);
+      expect((await post(app, "/notes", { title: "Ada" }, "k-34")).status).toBe(201);
+      expect(count()).toBe(1);
+      clockAt(1_000_000_060_001);
+      expect((await post(app, "/notes", { title: "Ada" }, "k-34")).status).toBe(201);
+      expect(count()).toBe(2);
+    });
+
+    it("a request still running holds its key for leaseSeconds (409), and a retry after that runs alongside", async () => {
+      vi.useFakeTimers({ toFake: ["Date"], now: 1_000_000_000_000 });
+      const { driver } = database();
+      const { Gated, gate } = gatedWrite(idempotency({ store: sqlIdempotencyStore(driver), leaseSeconds: 10 }));
+      const app = harness.make();
+      app.router.post("/gated", Gated);
+      const first = post(app, "/gated", { n: 1 }, "k-35");
+      let retry: Promise<Response> | undefined;
+      try {
+        await settled(() => gate.entered === 1);
+        clockAt(1_000_000_010_000);
+        expect((await post(app, "/gated", { n: 1 }, "k-35")).status).toBe(409);
+        clockAt(1_000_000_010_001);
+        retry = post(app, "/gated", { n: 1 }, "k-35");
+        await settled(() => gate.entered === 2);
+        expect(gate.entered).toBe(2);
+      } finally {
+        gate.open();
+      }
+      expect((await first).status).toBe(201);
+      expect(await (await retry!).json()).toEqual({ run: 2 });
+      // The retry took the key over: its answer is the one kept.
+      expect(await (await post(app, "/gated", { n: 1 }, "k-35")).json()).toEqual({ run: 2 });
+    });
+  });
 });

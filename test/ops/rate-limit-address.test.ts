@@ -166,7 +166,9 @@ describe.each(harnesses)("rate limits without a client address: $name", (harness
     for (let i = 0; i < 3; i++) {
       answers.push(
         await app.serveWith(
-          new Request("http://localhost/ping", { headers: { "cf-connecting-ip": `203.0.113.${i}` } }),
+          new Request(`http://localhost/ping?session=s3cret-${i}`, {
+            headers: { "cf-connecting-ip": `203.0.113.${i}` },
+          }),
           undefined,
         ),
       );
@@ -176,6 +178,9 @@ describe.each(harnesses)("rate limits without a client address: $name", (harness
     expect(store.buckets).toEqual([]);
     expect(warned).toHaveLength(1);
     expect(String(warned[0]![0])).toMatch(/rate limit "default".*no client address.*uncounted/s);
+    // The log names the route, never the query, which may carry a client's secret.
+    expect(String(warned[0]![0])).toContain('rate limit "default" (GET http://localhost/ping): ');
+    expect(String(warned[0]![0])).not.toContain("s3cret");
   });
 
   it.each([

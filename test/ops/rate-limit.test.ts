@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
+import { Miniflare } from "miniflare";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
   basicAuth,
+  clientIp,
   contentJson,
   memoryRateLimitStore,
   OpenAPIRoute,
@@ -11,8 +14,9 @@ import {
   type RateLimitStore,
   rateLimit,
   sqlRateLimitStore,
+  workersRateLimitStore,
 } from "../../src";
-import { closeHttpHarnesses, documentErrors, httpHarnesses, jsonBody } from "../helpers";
+import { closeHttpHarnesses, documentErrors, harnesses, httpHarnesses, jsonBody } from "../helpers";
 import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
@@ -705,5 +709,238 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("a rate limit an app cannot misconfigure into one that limits nothing, or shares another's buckets", () => {
+  const store = memoryRateLimitStore();
+  const policyNamed = (name: string) => rateLimit({ name, limit: 1, windowSeconds: 60, store });
+
+  it("refuses a name that is no token: one holding @ or # would read as another policy's bucket", () => {
+    for (const name of ["default", "api.v1:read", "A-b_c", "*", "a*/b%c", "x9"]) {
+      expect(policyNamed(name).policyHeader).toBe(`"${name}";q=1;w=60`);
+    }
+    for (const name of ["", "1api", "-api", "api@127.0.0.1", "api#ada", "a b", 'a"b', "a;b", "a,b", "api\n"]) {
+      expect(() => policyNamed(name), JSON.stringify(name)).toThrow(`rateLimit name must be a token, got ${name}`);
+    }
+  });
+
+  it("refuses a limit or a window that is not a positive integer, and a store that cannot count", () => {
+    for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "3"]) {
+      const limit = { limit: value as number, windowSeconds: 60, store };
+      const windowSeconds = { limit: 1, windowSeconds: value as number, store };
+      expect(() => rateLimit(limit)).toThrow("rateLimit limit must be a positive integer");
+      expect(() => rateLimit(windowSeconds)).toThrow("rateLimit windowSeconds must be a positive integer");
+    }
+    expect(rateLimit({ limit: 1, windowSeconds: 1, store }).policyHeader).toBe('"default";q=1;w=1');
+    for (const bad of [undefined, {}, { hit: "no" }]) {
+      expect(() => rateLimit({ limit: 1, windowSeconds: 60, store: bad as never })).toThrow(
+        "rateLimit store must have a hit() method",
+      );
+    }
+  });
+
+  it("refuses a memory store bound that is not a positive integer", () => {
+    for (const maxBuckets of [0, -1, 1.5, Number.NaN]) {
+      expect(() => memoryRateLimitStore({ maxBuckets })).toThrow("maxBuckets must be a positive integer");
+    }
+    expect(memoryRateLimitStore({ maxBuckets: 1 })).toBeDefined();
+  });
+});
+
+describe("the memory rate limit store's counts, windows and bound", () => {
+  const ctx = {} as RateLimitContext;
+  const clocked = (options: { maxBuckets?: number } = {}) => {
+    const clock = { at: 1_000_000 };
+    return { clock, store: memoryRateLimitStore({ ...options, now: () => clock.at }) };
+  };
+
+  it("tells what is left and when the window ends, rounded up; a new window starts the count again", async () => {
+    const { clock, store } = clocked();
+    const policy = { limit: 2, windowSeconds: 60 };
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+    clock.at += 20_500;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 0, resetSeconds: 40 });
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 40 });
+    clock.at += 39_499;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 1 });
+    // The window's last millisecond is its end: the next hit counts in a new one.
+    clock.at += 1;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+  });
+
+  it("a refund gives back one hit, never more than were counted, and nothing once the window ended", async () => {
+    const { clock, store } = clocked();
+    const policy = { limit: 2, windowSeconds: 60 };
+    await store.refund!("never-hit", policy, ctx);
+    await store.hit("a", policy, ctx);
+    await store.refund!("a", policy, ctx);
+    await store.refund!("a", policy, ctx);
+    // Two refunds of one hit leave no credit past the limit.
+    expect((await store.hit("a", policy, ctx)).remaining).toBe(1);
+    expect((await store.hit("a", policy, ctx)).remaining).toBe(0);
+    expect((await store.hit("a", policy, ctx)).allowed).toBe(false);
+    clock.at += 60_000;
+    await store.refund!("a", policy, ctx);
+    expect(await store.hit("a", policy, ctx)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it("a full store refuses a new key until its first bucket expires, and says how long that is", async () => {
+    const { clock, store } = clocked({ maxBuckets: 2 });
+    const spent = { limit: 1, windowSeconds: 60 };
+    await store.hit("a", spent, ctx);
+    clock.at += 10_000;
+    await store.hit("b", spent, ctx);
+    clock.at += 20_000;
+    // "a" ends in 30 s: the first room.
+    expect(await store.hit("flood", spent, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 30 });
+    clock.at += 29_999;
+    expect(await store.hit("flood", spent, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 1 });
+    clock.at += 1;
+    expect(await store.hit("flood", spent, ctx)).toMatchObject({ allowed: true });
+    // "b" stays spent: the room came from "a" alone.
+    expect((await store.hit("b", spent, ctx)).allowed).toBe(false);
+  });
+
+  it("a full store gives up the oldest bucket still within its limit, of any window, and never a spent one", async () => {
+    const { clock, store } = clocked({ maxBuckets: 3 });
+    const short = { limit: 5, windowSeconds: 10 };
+    const long = { limit: 5, windowSeconds: 60 };
+    const once = { limit: 1, windowSeconds: 5 };
+    await store.hit("spent", once, ctx);
+    await store.hit("long", long, ctx);
+    clock.at += 1_000;
+    await store.hit("short", short, ctx);
+    // "short" ends first of the open ones (11 s against 60 s): it makes room; "spent" is kept.
+    expect((await store.hit("new", long, ctx)).allowed).toBe(true);
+    expect(await store.hit("long", long, ctx)).toMatchObject({ remaining: 3 });
+    expect((await store.hit("spent", once, ctx)).allowed).toBe(false);
+    // "short" starts again from its first hit.
+    expect(await store.hit("short", short, ctx)).toMatchObject({ remaining: 4 });
+  });
+});
+
+describe.each(harnesses)("a Workers Rate Limiting binding (Miniflare's) on $name", (harness) => {
+  it("refuses past the binding's limit with the window as Retry-After; a route without the binding fails closed", async () => {
+    const mf = new Miniflare({
+      modules: true,
+      script: "export default { fetch: () => new Response(null) }",
+      compatibilityDate: "2025-01-01",
+      ratelimits: { LIMITER: { simple: { limit: 2, period: 60 } } },
+    });
+    try {
+      const env = await mf.getBindings();
+      const limited = (binding: string) =>
+        limitedRoute(
+          rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: workersRateLimitStore(binding) }),
+        );
+      const app = harness.make();
+      app.router.get("/ping", limited("LIMITER"));
+      app.router.get("/unbound", limited("MISSING"));
+      const from = (client: string, path = "/ping") =>
+        app.serveWith(new Request(`http://localhost${path}`, { headers: { "x-client": client } }), env);
+      const answers = [await from("a"), await from("a"), await from("a")];
+      expect(answers.map((answer) => answer?.status)).toEqual([200, 200, 429]);
+      // The binding tells no count: the policy, and no RateLimit header.
+      expect(answers[0]!.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+      expect(answers[0]!.headers.get("ratelimit")).toBeNull();
+      expect(answers[2]!.headers.get("retry-after")).toBe("60");
+      // Counted by the key the policy made: another client has its own count.
+      expect((await from("b"))?.status).toBe(200);
+      // Served with no environment at all, or one without the binding: a 500, never an uncounted request.
+      const unbound = [await from("a", "/unbound"), await app.request("/ping", { headers: { "x-client": "c" } })];
+      expect(unbound.map((answer) => answer?.status)).toEqual([500, 500]);
+      const missing = app.caught.map(String).filter((caught) => caught.includes("No Workers Rate Limiting binding"));
+      expect(missing).toEqual([
+        "Error: No Workers Rate Limiting binding named MISSING",
+        "Error: No Workers Rate Limiting binding named LIMITER",
+      ]);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
+
+describe.each(httpHarnesses)("what a client tries against a limit, over HTTP on $name", (harness) => {
+  it("a key over 200 characters is counted under its SHA-256: a huge header is not kept, and long keys sharing a prefix never share a bucket", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get("/ping", limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store })));
+    // "default#" and 192 characters: 200, kept as it is.
+    const longest = "k".repeat(192);
+    const huge = (last: string) => `${"x".repeat(8000)}${last}`;
+    const statuses = [];
+    for (const client of [longest, huge("a"), huge("b"), huge("a")])
+      statuses.push((await send(app, "/ping", client)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const sha = (bucket: string) => `sha256:${createHash("sha256").update(bucket).digest("hex")}`;
+    expect(store.buckets).toEqual([
+      `default#${longest}`,
+      sha(`default#${huge("a")}`),
+      sha(`default#${huge("b")}`),
+      sha(`default#${huge("a")}`),
+    ]);
+  });
+
+  it("a 429 says which limit it is and when to retry: the seconds left, rounded up, never 0", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ now: () => clock });
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ name: "sms", limit: 1, windowSeconds: 60, key: byHeader("x-client"), store })),
+    );
+    await send(app, "/ping");
+    clock += 59_600;
+    const refused = await send(app, "/ping");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("ratelimit")).toBe('"sms";r=0;t=1');
+    expect(((await refused.json()) as any).errors[0].message).toBe('Rate limit "sms" exceeded: 1 requests per 60 s');
+  });
+
+  it("a store's odd counts never reach the headers: no negative remaining, and a 429 without a reset waits the window", async () => {
+    // An app's own store (a Redis script, say) whose count overshot and that tells no reset.
+    const overshooting: RateLimitStore = { hit: async () => ({ allowed: false, remaining: -3 }) };
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 5, windowSeconds: 30, key: byHeader("x-client"), store: overshooting })),
+    );
+    const refused = await send(app, "/ping");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=30');
+  });
+
+  it("a redirect, whose headers cannot change, still carries the RateLimit headers", async () => {
+    const policy = rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() });
+    class Moved extends OpenAPIRoute {
+      schema = { rateLimit: policy, responses: { "303": { description: "see other" } } };
+      handle() {
+        return Response.redirect("http://localhost/elsewhere", 303);
+      }
+    }
+    const app = harness.make();
+    app.router.get("/moved", Moved);
+    const moved = await app.request("/moved", { headers: { "x-client": "a" }, redirect: "manual" });
+    expect(moved.status).toBe(303);
+    expect(moved.headers.get("location")).toBe("http://localhost/elsewhere");
+    expect(moved.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+    expect(moved.headers.get("ratelimit")).toMatch(/^"default";r=1;t=/);
+  });
+
+  it("trustProxy names its header in any case; keyed by clientIp explicitly, a login counts once, against the address only", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const viaProxy = rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "X-Real-IP" } });
+    app.router.get("/ping", limitedRoute(viaProxy));
+    const { Login } = passwordRoute(rateLimit({ name: "login", limit: 2, windowSeconds: 60, key: clientIp, store }));
+    app.router.get("/login", Login);
+    expect((await app.request("/ping", { headers: { "x-real-ip": "203.0.113.4" } })).status).toBe(200);
+    const logins = [];
+    for (let i = 0; i < 3; i++) logins.push((await app.request("/login", { headers: basic("ada", "right") })).status);
+    expect(logins).toEqual([200, 200, 429]);
+    expect(store.buckets).toEqual(["default@203.0.113.4", "login@127.0.0.1", "login@127.0.0.1", "login@127.0.0.1"]);
   });
 });
