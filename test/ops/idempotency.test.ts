@@ -578,7 +578,9 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect(operation.responses["400"]).toBeDefined();
     const notes = harness.make({ db: driver });
     notes.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), scope: () => "all" })));
-    const conflict = ((await (await notes.request("/openapi.json")).json()) as any).paths["/notes"].post.responses["409"];
+    const conflict = ((await (await notes.request("/openapi.json")).json()) as any).paths["/notes"].post.responses[
+      "409"
+    ];
     expect(conflict.description).toBe("A request with this Idempotency-Key is still being processed");
   });
 });
@@ -812,7 +814,10 @@ describe.each(httpHarnesses)("what a client tries with idempotency keys, over HT
         };
         handle() {
           const names = ["x-exact", "x-range", "x-default", "x-kept"];
-          return new Response("{}", { status, headers: names.map((name) => [name, `${name} of ${status}`]) });
+          return new Response("{}", {
+            status,
+            headers: names.map((name): [string, string] => [name, `${name} of ${status}`]),
+          });
         }
       };
     const app = harness.make();

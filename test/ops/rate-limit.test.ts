@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Miniflare } from "miniflare";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
@@ -254,6 +254,47 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(doc.paths["/notes"].post.responses["429"].description).toContain('"default"');
     expect(doc.paths["/free"].get.responses["429"]).toBeUndefined();
   });
+
+  it("documents what each header says and the route's own 429; answers described by a shared or a zod entry stay as written", async () => {
+    const policy = rateLimit({ name: "api", limit: 10, windowSeconds: 60, store: memoryRateLimitStore() });
+    const shared = Object.freeze({ description: "shared answer" });
+    class Written extends OpenAPIRoute {
+      schema = {
+        rateLimit: policy,
+        responses: {
+          "200": { description: "pong", headers: z.object({ "X-Trace": z.string() }) },
+          "202": shared,
+          "429": { description: "Slow down" },
+        },
+      };
+      handle() {
+        return { pong: true };
+      }
+    }
+    const app = harness.make();
+    app.router.get("/written", Written);
+    app.router.get("/a", limitedRoute(policy));
+    const doc = (await (await app.request("/openapi.json")).json()) as any;
+    expect(await documentErrors(doc)).toBeNull();
+    const written = doc.paths["/written"].get.responses;
+    expect(Object.keys(written["200"].headers)).toEqual(["X-Trace"]);
+    expect(written["202"].headers).toBeUndefined();
+    expect(written["429"].description).toBe("Slow down");
+    expect(Object.keys(written["429"].headers)).toEqual(["RateLimit-Policy", "RateLimit"]);
+    const a = doc.paths["/a"].get.responses;
+    expect(a["429"].description).toBe('Over the rate limit "api": 10 requests per 60 s');
+    expect(a["429"].headers["Retry-After"]).toEqual({ description: "Seconds to wait", schema: { type: "integer" } });
+    expect(a["200"].headers).toEqual({
+      "RateLimit-Policy": {
+        description: 'The quota policy: `"api";q=10;w=60` (10 requests per 60 s)',
+        schema: { type: "string" },
+      },
+      RateLimit: {
+        description: 'What is left of the quota: `"api";r=<remaining>;t=<seconds to reset>`, when the store counts it',
+        schema: { type: "string" },
+      },
+    });
+  });
 });
 
 /** A Basic-auth route whose verify counts its calls: only "ada" with "right" gets in. */
@@ -277,17 +318,22 @@ const basic = (username: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
 });
 
-/** A memory store that also records each bucket it counts in. */
-function recordingStore(): RateLimitStore & { buckets: string[] } {
+/** A memory store that also records each bucket it counts in, and each it gives a hit back to. */
+function recordingStore(): RateLimitStore & { buckets: string[]; refunds: string[] } {
   const inner = memoryRateLimitStore();
   const buckets: string[] = [];
+  const refunds: string[] = [];
   return {
     buckets,
+    refunds,
     hit: (bucket, policy, ctx) => {
       buckets.push(bucket);
       return inner.hit(bucket, policy, ctx);
     },
-    refund: (bucket, policy, ctx) => inner.refund!(bucket, policy, ctx),
+    refund: (bucket, policy, ctx) => {
+      refunds.push(bucket);
+      return inner.refund!(bucket, policy, ctx);
+    },
   };
 }
 
@@ -438,10 +484,20 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
     );
     const statuses = [];
-    for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
-      statuses.push(
-        (await app.request("/ping", { headers: value === undefined ? {} : { "x-real-ip": value } })).status,
-      );
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
+        statuses.push(
+          (await app.request("/ping?token=s3cret", { headers: value === undefined ? {} : { "x-real-ip": value } }))
+            .status,
+        );
+      }
+      // Logged once for the policy, naming the header and the route, never the query.
+      expect(warn.mock.calls.map(([message]) => String(message).replace(/:\/\/[^/]+/, "://host"))).toEqual([
+        '[specroute] rate limit "default" (GET http://host/ping): x-real-ip held no client address: counted by the connection\'s address instead',
+      ]);
+    } finally {
+      warn.mockRestore();
     }
     expect(statuses).toEqual([200, 200, 429, 429, 429]);
     expect(new Set(store.buckets)).toEqual(new Set(["default@127.0.0.1"]));
@@ -458,10 +514,12 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await via("203.0.113.6, 10.0.0.2")).status).toBe(200);
     // Fewer entries than trusted proxies: the request did not come through them; the connection's address counts.
     expect((await via("10.0.0.2")).status).toBe(200);
+    expect((await via("203.0.113.77")).status).toBe(429);
     expect(store.buckets).toEqual([
       "default@203.0.113.5",
       "default@203.0.113.5",
       "default@203.0.113.6",
+      "default@127.0.0.1",
       "default@127.0.0.1",
     ]);
   });
@@ -496,6 +554,8 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       ["1:2:3:4:5:6:7:8:9", "127.0.0.1"],
       ["1:2:3:4:5:6:7", "127.0.0.1"],
       ["1:2:3:4:5:6:7:8::", "127.0.0.1"],
+      // "::" may stand for a single group of zeros.
+      ["2001:db8:1:2:3:4::5", "2001:db8:1:2::/64"],
       ["1::2::3", "127.0.0.1"],
       ["12345::1", "127.0.0.1"],
       ["::ffff:1.2.3.256", "127.0.0.1"],
@@ -547,8 +607,13 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await via("[2001:db8:1:2::7]:443")).status).toBe(200);
     expect((await via("[2001:db8:1:2::8]")).status).toBe(429);
     expect((await via("2001:db8:1:3::1")).status).toBe(200);
-    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535.
-    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999"]) await via(entry);
+    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535, text before it.
+    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999", "x203.0.113.9:80"]) {
+      await via(entry);
+    }
+    // The highest port, and the longest entry that holds an address and a port (72 characters).
+    await via("198.51.100.9:65535");
+    await via(`[2001:db8:9:9::1%${"1".repeat(48)}]:12345`);
     expect(store.buckets).toEqual([
       "default@198.51.100.7",
       "default@198.51.100.7",
@@ -560,6 +625,9 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       "default@127.0.0.1",
       "default@127.0.0.1",
       "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@198.51.100.9",
+      "default@2001:db8:9:9::/64",
     ]);
 
     const real = recordingStore();
@@ -788,6 +856,8 @@ describe("the memory rate limit store's counts, windows and bound", () => {
   it("a full store refuses a new key until its first bucket expires, and says how long that is", async () => {
     const { clock, store } = clocked({ maxBuckets: 2 });
     const spent = { limit: 1, windowSeconds: 60 };
+    // A window of its own whose one bucket expires, leaving that window empty.
+    await store.hit("brief", { limit: 5, windowSeconds: 1 }, ctx);
     await store.hit("a", spent, ctx);
     clock.at += 10_000;
     await store.hit("b", spent, ctx);
@@ -804,14 +874,14 @@ describe("the memory rate limit store's counts, windows and bound", () => {
 
   it("a full store gives up the oldest bucket still within its limit, of any window, and never a spent one", async () => {
     const { clock, store } = clocked({ maxBuckets: 3 });
+    const once = { limit: 1, windowSeconds: 5 };
     const short = { limit: 5, windowSeconds: 10 };
     const long = { limit: 5, windowSeconds: 60 };
-    const once = { limit: 1, windowSeconds: 5 };
     await store.hit("spent", once, ctx);
-    await store.hit("long", long, ctx);
-    clock.at += 1_000;
     await store.hit("short", short, ctx);
-    // "short" ends first of the open ones (11 s against 60 s): it makes room; "spent" is kept.
+    clock.at += 1_000;
+    await store.hit("long", long, ctx);
+    // "short" ends first of the open ones (10 s against 61 s): it makes room; "spent" is kept.
     expect((await store.hit("new", long, ctx)).allowed).toBe(true);
     expect(await store.hit("long", long, ctx)).toMatchObject({ remaining: 3 });
     expect((await store.hit("spent", once, ctx)).allowed).toBe(false);
@@ -911,6 +981,37 @@ describe.each(httpHarnesses)("what a client tries against a limit, over HTTP on 
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("30");
     expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=30');
+  });
+
+  it("a request its key exempts (undefined) is never counted, nor filed under one bucket with every other exempt one", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const exemptWithoutClient = ({ request }: RateLimitContext) => request.headers.get("x-client") ?? undefined;
+    app.router.get("/ping", limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, key: exemptWithoutClient, store })));
+    for (let i = 0; i < 3; i++) {
+      const answer = await app.request("/ping");
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("ratelimit-policy")).toBeNull();
+    }
+    expect(store.buckets).toEqual([]);
+  });
+
+  it("keyed by principal on a store without refund, accepted logins stay counted against the address; a failing refund fails the request", async () => {
+    const memory = memoryRateLimitStore();
+    const byPrincipal = (store: RateLimitStore) =>
+      rateLimit({ limit: 2, windowSeconds: 60, key: ({ principal }) => (principal as { id: string }).id, store });
+    const refundFails = {
+      hit: memoryRateLimitStore().hit,
+      refund: async () => Promise.reject(new Error("store went away")),
+    };
+    const app = harness.make();
+    app.router.get("/login", passwordRoute(byPrincipal({ hit: memory.hit })).Login);
+    app.router.get("/fragile", passwordRoute(byPrincipal(refundFails)).Login);
+    const statuses = [];
+    for (const name of ["ada", "bob", "carol"])
+      statuses.push((await app.request("/login", { headers: basic(name, "right") })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await app.request("/fragile", { headers: basic("ada", "right") })).status).toBe(500);
   });
 
   it("a redirect, whose headers cannot change, still carries the RateLimit headers", async () => {
