@@ -7,17 +7,21 @@ import {
   bearerAuth,
   betterSqlite3Driver,
   contentJson,
+  type IdempotencyContext,
+  type IdempotencyHold,
   type IdempotencyPolicy,
+  type IdempotencyStore,
   idempotency,
   idempotencyTable,
   memoryRateLimitStore,
   OpenAPIRoute,
   rateLimit,
   SqlCreateEndpoint,
+  type StoredAnswer,
   sqlIdempotencyStore,
 } from "../../src";
 import { sqliteDialect } from "../../src/sql";
-import { closeHttpHarnesses, documentErrors, eventually, httpHarnesses, jsonBody } from "../helpers";
+import { closeHttpHarnesses, documentErrors, eventually, harnesses, httpHarnesses, jsonBody } from "../helpers";
 import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
@@ -161,6 +165,9 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     await eventually(() => gate.entered === 1);
     const during = await post(app, "/gated", { n: 1 }, "k-3");
     expect(during.status).toBe(409);
+    expect(((await during.json()) as any).errors[0].message).toBe(
+      "A request with this Idempotency-Key is still being processed: retry later",
+    );
     expect((await post(app, "/gated", { n: 2 }, "k-3")).status).toBe(422);
     gate.open();
     const done = await first;
@@ -332,6 +339,9 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
       expect(await ada.json()).toEqual({ owner: "ada", run: 1 });
       const bob = await send(app, "token-bob", "k-13", { item: "book" }, "/v1/orders");
       expect(await bob.json()).toEqual({ owner: "bob", run: 2 });
+      // The mounted route keeps its keys: Ada's retry gets her answer, and nothing runs again.
+      const retry = await send(app, "token-ada", "k-13", { item: "book" }, "/v1/orders");
+      expect(await retry.json()).toEqual({ owner: "ada", run: 1 });
       expect(runs()).toBe(2);
     } finally {
       warn.mockRestore();
@@ -356,7 +366,18 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     }
     const refused = harness.make();
     refused.router.post("/certified", Certified);
-    expect(() => refused.router.compile()).toThrow(/POST \/certified \(Certified\).*mtls.*idempotency\(\{ scope \}\)/);
+    const refusal = (() => {
+      try {
+        refused.router.compile();
+      } catch (err) {
+        return err as Error;
+      }
+      throw new Error("the route compiled");
+    })();
+    expect(refusal.message).toMatch(/POST \/certified \(Certified\).*mtls.*idempotency\(\{ scope \}\)/);
+    // The scheme's own refusal is kept as the cause: its stack says where it came from.
+    expect(refusal.cause).toBeInstanceOf(Error);
+    expect(refusal.message).toContain((refusal.cause as Error).message);
     class Scoped extends Certified {
       override schema = {
         auth: tls,
@@ -405,6 +426,9 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     expect((await send("token-bob")).status).toBe(500);
     expect(runs).toBe(0);
     expect(keys()).toEqual([]);
+    expect(app.caught.map(String)).toContain(
+      "Error: POST /mismatched (Mismatched): no credential of the route's security schemes to scope its Idempotency-Key by: give idempotency({ scope })",
+    );
   });
 
   it("scopes keys as the policy's scope says: a retry with a rotated token of the same account gets the first answer", async () => {
@@ -432,9 +456,14 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       const app = harness.make({ db: driver });
-      app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver) })));
+      const CreateNote = createNote(idempotency({ store: sqlIdempotencyStore(driver) }));
+      app.router.post("/notes", CreateNote);
       app.router.post("/scoped", createNote(idempotency({ store: sqlIdempotencyStore(driver), scope: () => "all" })));
       for (let i = 0; i < 2; i++) expect((await post(app, "/notes", { title: "Ada" }, `k-10-${i}`)).status).toBe(201);
+      // The same route served by a second app is the same route: not warned again.
+      const again = harness.make({ db: driver });
+      again.router.post("/notes", CreateNote);
+      expect((await post(again, "/notes", { title: "Ada" }, "k-10-2")).status).toBe(201);
       expect((await post(app, "/scoped", { title: "Ada" }, "k-10")).status).toBe(201);
       const about = warn.mock.calls.filter((args) => String(args[0]).includes("Idempotency-Key"));
       expect(about).toHaveLength(1);
@@ -528,12 +557,17 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
     app.router.post("/notes", createNote(idempotency({ store: sqlIdempotencyStore(driver), required: true })));
     const missing = await post(app, "/notes", { title: "Ada" });
     expect(missing.status).toBe(400);
-    expect(((await missing.json()) as any).errors[0].message).toBe("The Idempotency-Key header is required");
+    const where = ["headers", "Idempotency-Key"];
+    expect(((await missing.json()) as any).errors[0]).toMatchObject({
+      message: "The Idempotency-Key header is required",
+      path: where,
+    });
     const long = await post(app, "/notes", { title: "Ada" }, "x".repeat(201));
     expect(long.status).toBe(400);
-    expect(((await long.json()) as any).errors[0].message).toBe(
-      "Idempotency-Key must be a string of 1 to 200 characters",
-    );
+    expect(((await long.json()) as any).errors[0]).toMatchObject({
+      message: "Idempotency-Key must be a string of 1 to 200 characters",
+      path: where,
+    });
   });
 
   it("documents the Idempotency-Key header with the 409 and 422, and the document validates", async () => {
@@ -582,6 +616,134 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
       "409"
     ];
     expect(conflict.description).toBe("A request with this Idempotency-Key is still being processed");
+  });
+});
+
+/** The SQL store, recording what each of its calls is handed, as a store of the app's own would see it. */
+function recordingStore(store: IdempotencyStore) {
+  const calls = {
+    holds: [] as IdempotencyHold[],
+    answers: [] as StoredAnswer[],
+    contexts: [] as IdempotencyContext[],
+  };
+  const recorded: IdempotencyStore = {
+    claim: (hold, ctx) => {
+      calls.holds.push(hold);
+      calls.contexts.push(ctx);
+      return store.claim(hold, ctx);
+    },
+    complete: (hold, answer, expiresAt, ctx) => {
+      calls.answers.push(structuredClone(answer));
+      return store.complete(hold, answer, expiresAt, ctx);
+    },
+    release: (hold, ctx) => store.release(hold, ctx),
+  };
+  return { store: recorded, calls };
+}
+
+describe.each(harnesses)("what a store of the app's own is handed, on $name", (harness) => {
+  it("a hold names its key and request only by SHA-256, never the key or the token as sent; the router's environment reaches the store", async () => {
+    const { driver } = database();
+    const { store, calls } = recordingStore(sqlIdempotencyStore(driver));
+    const { CreateOrder } = ordersFor(idempotency({ store }));
+    const app = harness.make();
+    app.router.post("/orders", CreateOrder);
+    const env = { TENANT: "acme" };
+    for (const key of ["key-one", "key-two", "key-three", "key-four", "key-five"]) {
+      const request = new Request("http://localhost/orders", {
+        method: "POST",
+        headers: { authorization: "Bearer token-ada", "idempotency-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ item: "book" }),
+      });
+      expect((await app.serveWith(request, env))?.status).toBe(201);
+    }
+    for (const hold of calls.holds) {
+      expect(hold.key).toMatch(/^[0-9a-f]{64}$/);
+      expect(hold.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(new Set(calls.holds.map((hold) => hold.key)).size).toBe(5);
+    // One request, so one fingerprint; keys and credentials appear nowhere.
+    expect(new Set(calls.holds.map((hold) => hold.fingerprint)).size).toBe(1);
+    expect(JSON.stringify(calls)).not.toMatch(/key-one|token-ada/);
+    expect(calls.contexts).toEqual(Array(5).fill({ env }));
+  });
+
+  it("an answer is handed over as a status, the replayed headers as pairs of strings, and its body in base64, marked when cut", async () => {
+    const { driver } = database();
+    const { store, calls } = recordingStore(sqlIdempotencyStore(driver));
+    const once = idempotency({ store, keepHeaders: ["x-request-id"], maxAnswerBytes: 8, scope: () => "all" });
+    const answering = (body: string) =>
+      class Answer extends OpenAPIRoute {
+        schema = {
+          idempotency: once,
+          responses: { "200": { description: "ok", headers: { "X-Unset": { schema: { type: "string" } } } } },
+        };
+        handle() {
+          return new Response(body, { headers: { "content-type": "text/plain", "x-request-id": "r-1" } });
+        }
+      };
+    const app = harness.make();
+    app.router.post("/short", answering("12345678"));
+    app.router.post("/long", answering("123456789"));
+    for (const path of ["/short", "/long"]) {
+      await app.request(path, { method: "POST", headers: { "idempotency-key": `k-40${path}` } });
+    }
+    const headers = [
+      ["content-type", "text/plain"],
+      ["x-request-id", "r-1"],
+    ];
+    expect(calls.answers).toEqual([
+      { status: 200, headers, body: btoa("12345678") },
+      { status: 200, headers, body: "", truncated: true },
+    ]);
+  });
+
+  it("a 204 answer is replayed as a 204 without a body", async () => {
+    const { driver } = database();
+    let runs = 0;
+    class Remove extends OpenAPIRoute {
+      schema = { idempotency: idempotency({ store: sqlIdempotencyStore(driver), scope: () => "all" }), responses: {} };
+      handle() {
+        runs++;
+        return new Response(null, { status: 204 });
+      }
+    }
+    const app = harness.make();
+    app.router.post("/remove", Remove);
+    for (let i = 0; i < 2; i++) {
+      const answer = await app.request("/remove", { method: "POST", headers: { "idempotency-key": "k-41" } });
+      expect([answer.status, answer.body]).toEqual([204, null]);
+    }
+    expect(runs).toBe(1);
+  });
+
+  it("an endless answer is read no further than maxAnswerBytes: the route's stream is cancelled", async () => {
+    const { driver } = database();
+    const stream = { pulls: 0, cancelled: false };
+    class Endless extends OpenAPIRoute {
+      schema = {
+        idempotency: idempotency({ store: sqlIdempotencyStore(driver), maxAnswerBytes: 4096, scope: () => "all" }),
+        responses: {},
+      };
+      handle() {
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            stream.pulls++;
+            controller.enqueue(new Uint8Array(1024));
+          },
+          cancel() {
+            stream.cancelled = true;
+          },
+        });
+        return new Response(body);
+      }
+    }
+    const app = harness.make();
+    app.router.post("/endless", Endless);
+    const first = await app.request("/endless", { method: "POST", headers: { "idempotency-key": "k-42" } });
+    expect([first.status, await first.text()]).toEqual([200, ""]);
+    expect(stream.cancelled).toBe(true);
+    expect(stream.pulls).toBeLessThan(10);
   });
 });
 
