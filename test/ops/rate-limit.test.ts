@@ -872,21 +872,23 @@ describe("the memory rate limit store's counts, windows and bound", () => {
     expect((await store.hit("b", spent, ctx)).allowed).toBe(false);
   });
 
-  it("a full store gives up the oldest bucket still within its limit, of any window, and never a spent one", async () => {
-    const { clock, store } = clocked({ maxBuckets: 3 });
+  it("a full store gives up the oldest bucket still within its limit, of any window made in any order, and never a spent one", async () => {
     const once = { limit: 1, windowSeconds: 5 };
     const short = { limit: 5, windowSeconds: 10 };
     const long = { limit: 5, windowSeconds: 60 };
-    await store.hit("spent", once, ctx);
-    await store.hit("short", short, ctx);
-    clock.at += 1_000;
-    await store.hit("long", long, ctx);
-    // "short" ends first of the open ones (10 s against 61 s): it makes room; "spent" is kept.
-    expect((await store.hit("new", long, ctx)).allowed).toBe(true);
-    expect(await store.hit("long", long, ctx)).toMatchObject({ remaining: 3 });
-    expect((await store.hit("spent", once, ctx)).allowed).toBe(false);
-    // "short" starts again from its first hit.
-    expect(await store.hit("short", short, ctx)).toMatchObject({ remaining: 4 });
+    for (const first of [short, long]) {
+      const { clock, store } = clocked({ maxBuckets: 3 });
+      const named = (policy: typeof short) => (policy === short ? "short" : "long");
+      await store.hit("spent", once, ctx);
+      // Both windows' buckets start at once; "short" ends first (10 s against 60 s), whichever window came first.
+      for (const policy of first === short ? [short, long] : [long, short]) await store.hit(named(policy), policy, ctx);
+      clock.at += 1_000;
+      expect((await store.hit("new", long, ctx)).allowed).toBe(true);
+      expect(await store.hit("long", long, ctx)).toMatchObject({ remaining: 3 });
+      expect((await store.hit("spent", once, ctx)).allowed).toBe(false);
+      // "short" made room, so it starts again from its first hit.
+      expect(await store.hit("short", short, ctx)).toMatchObject({ remaining: 4 });
+    }
   });
 });
 
