@@ -375,9 +375,12 @@ describe.each(httpHarnesses)("idempotency keys over HTTP on $name", (harness) =>
       throw new Error("the route compiled");
     })();
     expect(refusal.message).toMatch(/POST \/certified \(Certified\).*mtls.*idempotency\(\{ scope \}\)/);
-    // The scheme's own refusal is kept as the cause: its stack says where it came from.
-    expect(refusal.cause).toBeInstanceOf(Error);
-    expect(refusal.message).toContain((refusal.cause as Error).message);
+    // The route's label wraps the policy's refusal, which keeps the scheme's own as its cause: its stack says where it came from.
+    const policyRefusal = refusal.cause as Error;
+    expect(policyRefusal.cause).toBeInstanceOf(Error);
+    expect((policyRefusal.cause as Error).message).toBe(
+      'security scheme "mtls" does not tell its callers apart (it has no caller())',
+    );
     class Scoped extends Certified {
       override schema = {
         auth: tls,
