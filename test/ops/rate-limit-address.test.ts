@@ -3,22 +3,28 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { contentJson, memoryRateLimitStore, OpenAPIRoute, type RateLimitStore, rateLimit } from "../../src";
+import { basicAuth, contentJson, memoryRateLimitStore, OpenAPIRoute, type RateLimitStore, rateLimit } from "../../src";
 import { type AdapterHarness, closeHttpHarnesses, harnesses, httpHarnesses, loopbackServer } from "../helpers";
 
 afterAll(closeHttpHarnesses);
 
 const pong = { "200": { description: "pong", ...contentJson(z.object({ pong: z.boolean() })) } };
 
-/** A memory store that also records each bucket it counts in: what the key was. */
-function recordingStore(): RateLimitStore & { buckets: string[] } {
+/** A memory store that also records each bucket it counts in (what the key was), and each it gives a hit back to. */
+function recordingStore(): RateLimitStore & { buckets: string[]; refunds: unknown[] } {
   const inner = memoryRateLimitStore();
   const buckets: string[] = [];
+  const refunds: unknown[] = [];
   return {
     buckets,
+    refunds,
     hit(bucket, policy, ctx) {
       buckets.push(bucket);
       return inner.hit(bucket, policy, ctx);
+    },
+    refund(bucket, policy, ctx) {
+      refunds.push(bucket);
+      return inner.refund!(bucket, policy, ctx);
     },
   };
 }
@@ -166,7 +172,9 @@ describe.each(harnesses)("rate limits without a client address: $name", (harness
     for (let i = 0; i < 3; i++) {
       answers.push(
         await app.serveWith(
-          new Request("http://localhost/ping", { headers: { "cf-connecting-ip": `203.0.113.${i}` } }),
+          new Request(`http://localhost/ping?session=s3cret-${i}`, {
+            headers: { "cf-connecting-ip": `203.0.113.${i}` },
+          }),
           undefined,
         ),
       );
@@ -176,6 +184,42 @@ describe.each(harnesses)("rate limits without a client address: $name", (harness
     expect(store.buckets).toEqual([]);
     expect(warned).toHaveLength(1);
     expect(String(warned[0]![0])).toMatch(/rate limit "default".*no client address.*uncounted/s);
+    // It says what to do about it.
+    expect(String(warned[0]![0])).toContain(
+      "Hand the app the runtime's own environment (Bun.serve's server, Deno.serve's info, @hono/node-server's incoming) or set trustProxy: see docs/operations.md",
+    );
+    // The log names the route, never the query, which may carry a client's secret.
+    expect(String(warned[0]![0])).toContain('rate limit "default" (GET http://localhost/ping): ');
+    expect(String(warned[0]![0])).not.toContain("s3cret");
+  });
+
+  it("keyed by principal, counts a request the runtime gives no address for by its principal alone, giving nothing back", async () => {
+    const store = recordingStore();
+    const auth = basicAuth({ verify: ({ username, password }) => (password === "right" ? { id: username } : null) });
+    const byPrincipal = rateLimit({
+      limit: 2,
+      windowSeconds: 60,
+      key: ({ principal }) => (principal as any).id,
+      store,
+    });
+    class Login extends OpenAPIRoute {
+      schema = { responses: pong, auth, rateLimit: byPrincipal };
+      handle() {
+        return { pong: true };
+      }
+    }
+    const app = harness.make();
+    app.router.get("/login", Login);
+    const authorization = `Basic ${btoa("ada:right")}`;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push(
+        (await app.serveWith(new Request("http://localhost/login", { headers: { authorization } }), undefined))?.status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(store.buckets).toEqual(["default#ada", "default#ada", "default#ada"]);
+    expect(store.refunds).toEqual([]);
   });
 
   it.each([
@@ -198,11 +242,17 @@ describe.each(harnesses)("rate limits without a client address: $name", (harness
     for (let i = 0; i < 3; i++) answers.push(await app.serveWith(new Request("http://localhost/ping"), env));
     expect(answers.map((answer) => answer?.status)).toEqual([400, 400, 400]);
     expect(await answers[0]!.json()).toMatchObject({
-      errors: [{ message: expect.stringMatching(/^The connection has no client address/) }],
+      errors: [
+        {
+          message:
+            "The connection has no client address (the client closed it, or the server listens on a socket without addresses): a request that cannot be counted by address is not served",
+        },
+      ],
     });
     expect(ran).toBe(0);
     expect(store.buckets).toEqual([]);
     expect(warned).toHaveLength(1);
     expect(String(warned[0]![0])).toMatch(/rate limit "default".*named no address.*refused with a 400/s);
+    expect(String(warned[0]![0])).toContain("Behind a proxy on a Unix socket, set trustProxy: see docs/operations.md");
   });
 });

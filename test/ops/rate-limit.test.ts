@@ -1,8 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { Miniflare } from "miniflare";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   apiKeyAuth,
   basicAuth,
+  clientIp,
   contentJson,
   memoryRateLimitStore,
   OpenAPIRoute,
@@ -11,8 +14,9 @@ import {
   type RateLimitStore,
   rateLimit,
   sqlRateLimitStore,
+  workersRateLimitStore,
 } from "../../src";
-import { closeHttpHarnesses, documentErrors, httpHarnesses, jsonBody } from "../helpers";
+import { closeHttpHarnesses, documentErrors, harnesses, httpHarnesses, jsonBody } from "../helpers";
 import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
@@ -250,6 +254,47 @@ describe.each(httpHarnesses)("rate limits over HTTP on $name", (harness) => {
     expect(doc.paths["/notes"].post.responses["429"].description).toContain('"default"');
     expect(doc.paths["/free"].get.responses["429"]).toBeUndefined();
   });
+
+  it("documents what each header says and the route's own 429; answers described by a shared or a zod entry stay as written", async () => {
+    const policy = rateLimit({ name: "api", limit: 10, windowSeconds: 60, store: memoryRateLimitStore() });
+    const shared = Object.freeze({ description: "shared answer" });
+    class Written extends OpenAPIRoute {
+      schema = {
+        rateLimit: policy,
+        responses: {
+          "200": { description: "pong", headers: z.object({ "X-Trace": z.string() }) },
+          "202": shared,
+          "429": { description: "Slow down" },
+        },
+      };
+      handle() {
+        return { pong: true };
+      }
+    }
+    const app = harness.make();
+    app.router.get("/written", Written);
+    app.router.get("/a", limitedRoute(policy));
+    const doc = (await (await app.request("/openapi.json")).json()) as any;
+    expect(await documentErrors(doc)).toBeNull();
+    const written = doc.paths["/written"].get.responses;
+    expect(Object.keys(written["200"].headers)).toEqual(["X-Trace"]);
+    expect(written["202"].headers).toBeUndefined();
+    expect(written["429"].description).toBe("Slow down");
+    expect(Object.keys(written["429"].headers)).toEqual(["RateLimit-Policy", "RateLimit"]);
+    const a = doc.paths["/a"].get.responses;
+    expect(a["429"].description).toBe('Over the rate limit "api": 10 requests per 60 s');
+    expect(a["429"].headers["Retry-After"]).toEqual({ description: "Seconds to wait", schema: { type: "integer" } });
+    expect(a["200"].headers).toEqual({
+      "RateLimit-Policy": {
+        description: 'The quota policy: `"api";q=10;w=60` (10 requests per 60 s)',
+        schema: { type: "string" },
+      },
+      RateLimit: {
+        description: 'What is left of the quota: `"api";r=<remaining>;t=<seconds to reset>`, when the store counts it',
+        schema: { type: "string" },
+      },
+    });
+  });
 });
 
 /** A Basic-auth route whose verify counts its calls: only "ada" with "right" gets in. */
@@ -273,17 +318,22 @@ const basic = (username: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
 });
 
-/** A memory store that also records each bucket it counts in. */
-function recordingStore(): RateLimitStore & { buckets: string[] } {
+/** A memory store that also records each bucket it counts in, and each it gives a hit back to. */
+function recordingStore(): RateLimitStore & { buckets: string[]; refunds: string[] } {
   const inner = memoryRateLimitStore();
   const buckets: string[] = [];
+  const refunds: string[] = [];
   return {
     buckets,
+    refunds,
     hit: (bucket, policy, ctx) => {
       buckets.push(bucket);
       return inner.hit(bucket, policy, ctx);
     },
-    refund: (bucket, policy, ctx) => inner.refund!(bucket, policy, ctx),
+    refund: (bucket, policy, ctx) => {
+      refunds.push(bucket);
+      return inner.refund!(bucket, policy, ctx);
+    },
   };
 }
 
@@ -434,10 +484,20 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       limitedRoute(rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "x-real-ip" } })),
     );
     const statuses = [];
-    for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
-      statuses.push(
-        (await app.request("/ping", { headers: value === undefined ? {} : { "x-real-ip": value } })).status,
-      );
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      for (const value of ["x".repeat(4000), "1.2.3.4.5", "999.1.1.1", "::g", undefined]) {
+        statuses.push(
+          (await app.request("/ping?token=s3cret", { headers: value === undefined ? {} : { "x-real-ip": value } }))
+            .status,
+        );
+      }
+      // Logged once for the policy, naming the header and the route, never the query.
+      expect(warn.mock.calls.map(([message]) => String(message).replace(/:\/\/[^/]+/, "://host"))).toEqual([
+        '[specroute] rate limit "default" (GET http://host/ping): x-real-ip held no client address: counted by the connection\'s address instead',
+      ]);
+    } finally {
+      warn.mockRestore();
     }
     expect(statuses).toEqual([200, 200, 429, 429, 429]);
     expect(new Set(store.buckets)).toEqual(new Set(["default@127.0.0.1"]));
@@ -454,10 +514,12 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await via("203.0.113.6, 10.0.0.2")).status).toBe(200);
     // Fewer entries than trusted proxies: the request did not come through them; the connection's address counts.
     expect((await via("10.0.0.2")).status).toBe(200);
+    expect((await via("203.0.113.77")).status).toBe(429);
     expect(store.buckets).toEqual([
       "default@203.0.113.5",
       "default@203.0.113.5",
       "default@203.0.113.6",
+      "default@127.0.0.1",
       "default@127.0.0.1",
     ]);
   });
@@ -492,6 +554,8 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       ["1:2:3:4:5:6:7:8:9", "127.0.0.1"],
       ["1:2:3:4:5:6:7", "127.0.0.1"],
       ["1:2:3:4:5:6:7:8::", "127.0.0.1"],
+      // "::" may stand for a single group of zeros.
+      ["2001:db8:1:2:3:4::5", "2001:db8:1:2::/64"],
       ["1::2::3", "127.0.0.1"],
       ["12345::1", "127.0.0.1"],
       ["::ffff:1.2.3.256", "127.0.0.1"],
@@ -543,8 +607,13 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
     expect((await via("[2001:db8:1:2::7]:443")).status).toBe(200);
     expect((await via("[2001:db8:1:2::8]")).status).toBe(429);
     expect((await via("2001:db8:1:3::1")).status).toBe(200);
-    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535.
-    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999"]) await via(entry);
+    // Not an address with a port: a port alone, two ports, a bracket left open, a port past 65535, text before it.
+    for (const entry of [":443", "198.51.100.9:1:2", "[2001:db8::1:443", "198.51.100.9:99999", "x203.0.113.9:80"]) {
+      await via(entry);
+    }
+    // The highest port, and the longest entry that holds an address and a port (72 characters).
+    await via("198.51.100.9:65535");
+    await via(`[2001:db8:9:9::1%${"1".repeat(48)}]:12345`);
     expect(store.buckets).toEqual([
       "default@198.51.100.7",
       "default@198.51.100.7",
@@ -556,6 +625,9 @@ describe.each(httpHarnesses)("where the client's address comes from behind a pro
       "default@127.0.0.1",
       "default@127.0.0.1",
       "default@127.0.0.1",
+      "default@127.0.0.1",
+      "default@198.51.100.9",
+      "default@2001:db8:9:9::/64",
     ]);
 
     const real = recordingStore();
@@ -705,5 +777,273 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("a rate limit an app cannot misconfigure into one that limits nothing, or shares another's buckets", () => {
+  const store = memoryRateLimitStore();
+  const policyNamed = (name: string) => rateLimit({ name, limit: 1, windowSeconds: 60, store });
+
+  it("refuses a name that is no token: one holding @ or # would read as another policy's bucket", () => {
+    for (const name of ["default", "api.v1:read", "A-b_c", "*", "a*/b%c", "x9"]) {
+      expect(policyNamed(name).policyHeader).toBe(`"${name}";q=1;w=60`);
+    }
+    for (const name of ["", "1api", "-api", "api@127.0.0.1", "api#ada", "a b", 'a"b', "a;b", "a,b", "api\n"]) {
+      expect(() => policyNamed(name), JSON.stringify(name)).toThrow(`rateLimit name must be a token, got ${name}`);
+    }
+  });
+
+  it("refuses a limit or a window that is not a positive integer, and a store that cannot count", () => {
+    for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "3"]) {
+      const limit = { limit: value as number, windowSeconds: 60, store };
+      const windowSeconds = { limit: 1, windowSeconds: value as number, store };
+      expect(() => rateLimit(limit)).toThrow("rateLimit limit must be a positive integer");
+      expect(() => rateLimit(windowSeconds)).toThrow("rateLimit windowSeconds must be a positive integer");
+    }
+    expect(rateLimit({ limit: 1, windowSeconds: 1, store }).policyHeader).toBe('"default";q=1;w=1');
+    for (const bad of [undefined, {}, { hit: "no" }]) {
+      expect(() => rateLimit({ limit: 1, windowSeconds: 60, store: bad as never })).toThrow(
+        "rateLimit store must have a hit() method",
+      );
+    }
+  });
+
+  it("refuses a memory store bound that is not a positive integer", () => {
+    for (const maxBuckets of [0, -1, 1.5, Number.NaN]) {
+      expect(() => memoryRateLimitStore({ maxBuckets })).toThrow("maxBuckets must be a positive integer");
+    }
+    expect(memoryRateLimitStore({ maxBuckets: 1 })).toBeDefined();
+  });
+});
+
+describe("the memory rate limit store's counts, windows and bound", () => {
+  const ctx = {} as RateLimitContext;
+  const clocked = (options: { maxBuckets?: number } = {}) => {
+    const clock = { at: 1_000_000 };
+    return { clock, store: memoryRateLimitStore({ ...options, now: () => clock.at }) };
+  };
+
+  it("tells what is left and when the window ends, rounded up; a new window starts the count again", async () => {
+    const { clock, store } = clocked();
+    const policy = { limit: 2, windowSeconds: 60 };
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+    clock.at += 20_500;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 0, resetSeconds: 40 });
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 40 });
+    clock.at += 39_499;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 1 });
+    // The window's last millisecond is its end: the next hit counts in a new one.
+    clock.at += 1;
+    expect(await store.hit("a", policy, ctx)).toEqual({ allowed: true, remaining: 1, resetSeconds: 60 });
+  });
+
+  it("a refund gives back one hit, never more than were counted, and nothing once the window ended", async () => {
+    const { clock, store } = clocked();
+    const policy = { limit: 2, windowSeconds: 60 };
+    await store.refund!("never-hit", policy, ctx);
+    await store.hit("a", policy, ctx);
+    await store.refund!("a", policy, ctx);
+    await store.refund!("a", policy, ctx);
+    // Two refunds of one hit leave no credit past the limit.
+    expect((await store.hit("a", policy, ctx)).remaining).toBe(1);
+    expect((await store.hit("a", policy, ctx)).remaining).toBe(0);
+    expect((await store.hit("a", policy, ctx)).allowed).toBe(false);
+    clock.at += 60_000;
+    await store.refund!("a", policy, ctx);
+    expect(await store.hit("a", policy, ctx)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it("a full store refuses a new key until its first bucket expires, and says how long that is", async () => {
+    const { clock, store } = clocked({ maxBuckets: 2 });
+    const spent = { limit: 1, windowSeconds: 60 };
+    // A window of its own whose one bucket expires, leaving that window empty.
+    await store.hit("brief", { limit: 5, windowSeconds: 1 }, ctx);
+    await store.hit("a", spent, ctx);
+    clock.at += 10_000;
+    await store.hit("b", spent, ctx);
+    clock.at += 20_000;
+    // "a" ends in 30 s: the first room.
+    expect(await store.hit("flood", spent, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 30 });
+    clock.at += 29_999;
+    expect(await store.hit("flood", spent, ctx)).toEqual({ allowed: false, remaining: 0, resetSeconds: 1 });
+    clock.at += 1;
+    expect(await store.hit("flood", spent, ctx)).toMatchObject({ allowed: true });
+    // "b" stays spent: the room came from "a" alone.
+    expect((await store.hit("b", spent, ctx)).allowed).toBe(false);
+  });
+
+  it("a full store gives up the oldest bucket still within its limit, of any window made in any order, and never a spent one", async () => {
+    const once = { limit: 1, windowSeconds: 5 };
+    const short = { limit: 5, windowSeconds: 10 };
+    const long = { limit: 5, windowSeconds: 60 };
+    for (const first of [short, long]) {
+      const { clock, store } = clocked({ maxBuckets: 3 });
+      const named = (policy: typeof short) => (policy === short ? "short" : "long");
+      await store.hit("spent", once, ctx);
+      // Both windows' buckets start at once; "short" ends first (10 s against 60 s), whichever window came first.
+      for (const policy of first === short ? [short, long] : [long, short]) await store.hit(named(policy), policy, ctx);
+      clock.at += 1_000;
+      expect((await store.hit("new", long, ctx)).allowed).toBe(true);
+      expect(await store.hit("long", long, ctx)).toMatchObject({ remaining: 3 });
+      expect((await store.hit("spent", once, ctx)).allowed).toBe(false);
+      // "short" made room, so it starts again from its first hit.
+      expect(await store.hit("short", short, ctx)).toMatchObject({ remaining: 4 });
+    }
+  });
+});
+
+describe.each(harnesses)("a Workers Rate Limiting binding (Miniflare's) on $name", (harness) => {
+  it("refuses past the binding's limit with the window as Retry-After; a route without the binding fails closed", async () => {
+    const mf = new Miniflare({
+      modules: true,
+      script: "export default { fetch: () => new Response(null) }",
+      compatibilityDate: "2025-01-01",
+      ratelimits: { LIMITER: { simple: { limit: 2, period: 60 } } },
+    });
+    try {
+      const env = await mf.getBindings();
+      const limited = (binding: string) =>
+        limitedRoute(
+          rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: workersRateLimitStore(binding) }),
+        );
+      const app = harness.make();
+      app.router.get("/ping", limited("LIMITER"));
+      app.router.get("/unbound", limited("MISSING"));
+      const from = (client: string, path = "/ping") =>
+        app.serveWith(new Request(`http://localhost${path}`, { headers: { "x-client": client } }), env);
+      const answers = [await from("a"), await from("a"), await from("a")];
+      expect(answers.map((answer) => answer?.status)).toEqual([200, 200, 429]);
+      // The binding tells no count: the policy, and no RateLimit header.
+      expect(answers[0]!.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+      expect(answers[0]!.headers.get("ratelimit")).toBeNull();
+      expect(answers[2]!.headers.get("retry-after")).toBe("60");
+      // Counted by the key the policy made: another client has its own count.
+      expect((await from("b"))?.status).toBe(200);
+      // Served with no environment at all, or one without the binding: a 500, never an uncounted request.
+      const unbound = [await from("a", "/unbound"), await app.request("/ping", { headers: { "x-client": "c" } })];
+      expect(unbound.map((answer) => answer?.status)).toEqual([500, 500]);
+      const missing = app.caught.map(String).filter((caught) => caught.includes("No Workers Rate Limiting binding"));
+      expect(missing).toEqual([
+        "Error: No Workers Rate Limiting binding named MISSING",
+        "Error: No Workers Rate Limiting binding named LIMITER",
+      ]);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
+
+describe.each(httpHarnesses)("what a client tries against a limit, over HTTP on $name", (harness) => {
+  it("a key over 200 characters is counted under its SHA-256: a huge header is not kept, and long keys sharing a prefix never share a bucket", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    app.router.get("/ping", limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, key: byHeader("x-client"), store })));
+    // "default#" and 192 characters: 200, kept as it is.
+    const longest = "k".repeat(192);
+    const huge = (last: string) => `${"x".repeat(8000)}${last}`;
+    const statuses = [];
+    for (const client of [longest, huge("a"), huge("b"), huge("a")])
+      statuses.push((await send(app, "/ping", client)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const sha = (bucket: string) => `sha256:${createHash("sha256").update(bucket).digest("hex")}`;
+    expect(store.buckets).toEqual([
+      `default#${longest}`,
+      sha(`default#${huge("a")}`),
+      sha(`default#${huge("b")}`),
+      sha(`default#${huge("a")}`),
+    ]);
+  });
+
+  it("a 429 says which limit it is and when to retry: the seconds left, rounded up, never 0", async () => {
+    let clock = 1_000_000;
+    const store = memoryRateLimitStore({ now: () => clock });
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ name: "sms", limit: 1, windowSeconds: 60, key: byHeader("x-client"), store })),
+    );
+    await send(app, "/ping");
+    clock += 59_600;
+    const refused = await send(app, "/ping");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("ratelimit")).toBe('"sms";r=0;t=1');
+    expect(((await refused.json()) as any).errors[0].message).toBe('Rate limit "sms" exceeded: 1 requests per 60 s');
+  });
+
+  it("a store's odd counts never reach the headers: no negative remaining, and a 429 without a reset waits the window", async () => {
+    // An app's own store (a Redis script, say) whose count overshot and that tells no reset.
+    const overshooting: RateLimitStore = { hit: async () => ({ allowed: false, remaining: -3 }) };
+    const app = harness.make();
+    app.router.get(
+      "/ping",
+      limitedRoute(rateLimit({ limit: 5, windowSeconds: 30, key: byHeader("x-client"), store: overshooting })),
+    );
+    const refused = await send(app, "/ping");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=30');
+  });
+
+  it("a request its key exempts (undefined) is never counted, nor filed under one bucket with every other exempt one", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const exemptWithoutClient = ({ request }: RateLimitContext) => request.headers.get("x-client") ?? undefined;
+    app.router.get("/ping", limitedRoute(rateLimit({ limit: 1, windowSeconds: 60, key: exemptWithoutClient, store })));
+    for (let i = 0; i < 3; i++) {
+      const answer = await app.request("/ping");
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("ratelimit-policy")).toBeNull();
+    }
+    expect(store.buckets).toEqual([]);
+  });
+
+  it("keyed by principal on a store without refund, accepted logins stay counted against the address; a failing refund fails the request", async () => {
+    const memory = memoryRateLimitStore();
+    const byPrincipal = (store: RateLimitStore) =>
+      rateLimit({ limit: 2, windowSeconds: 60, key: ({ principal }) => (principal as { id: string }).id, store });
+    const refundFails = {
+      hit: memoryRateLimitStore().hit,
+      refund: async () => Promise.reject(new Error("store went away")),
+    };
+    const app = harness.make();
+    app.router.get("/login", passwordRoute(byPrincipal({ hit: memory.hit })).Login);
+    app.router.get("/fragile", passwordRoute(byPrincipal(refundFails)).Login);
+    const statuses = [];
+    for (const name of ["ada", "bob", "carol"])
+      statuses.push((await app.request("/login", { headers: basic(name, "right") })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await app.request("/fragile", { headers: basic("ada", "right") })).status).toBe(500);
+  });
+
+  it("a redirect, whose headers cannot change, still carries the RateLimit headers", async () => {
+    const policy = rateLimit({ limit: 2, windowSeconds: 60, key: byHeader("x-client"), store: memoryRateLimitStore() });
+    class Moved extends OpenAPIRoute {
+      schema = { rateLimit: policy, responses: { "303": { description: "see other" } } };
+      handle() {
+        return Response.redirect("http://localhost/elsewhere", 303);
+      }
+    }
+    const app = harness.make();
+    app.router.get("/moved", Moved);
+    const moved = await app.request("/moved", { headers: { "x-client": "a" }, redirect: "manual" });
+    expect(moved.status).toBe(303);
+    expect(moved.headers.get("location")).toBe("http://localhost/elsewhere");
+    expect(moved.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+    expect(moved.headers.get("ratelimit")).toMatch(/^"default";r=1;t=/);
+  });
+
+  it("trustProxy names its header in any case; keyed by clientIp explicitly, a login counts once, against the address only", async () => {
+    const store = recordingStore();
+    const app = harness.make();
+    const viaProxy = rateLimit({ limit: 2, windowSeconds: 60, store, trustProxy: { header: "X-Real-IP" } });
+    app.router.get("/ping", limitedRoute(viaProxy));
+    const { Login } = passwordRoute(rateLimit({ name: "login", limit: 2, windowSeconds: 60, key: clientIp, store }));
+    app.router.get("/login", Login);
+    expect((await app.request("/ping", { headers: { "x-real-ip": "203.0.113.4" } })).status).toBe(200);
+    const logins = [];
+    for (let i = 0; i < 3; i++) logins.push((await app.request("/login", { headers: basic("ada", "right") })).status);
+    expect(logins).toEqual([200, 200, 429]);
+    expect(store.buckets).toEqual(["default@203.0.113.4", "login@127.0.0.1", "login@127.0.0.1", "login@127.0.0.1"]);
   });
 });

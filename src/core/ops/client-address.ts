@@ -66,6 +66,7 @@ const V6_BRACKETED = /^\[([0-9A-Fa-f:.%]+)\](?::(\d{1,5}))?$/;
  * withoutPort("2001:db8::1"); // "2001:db8::1"
  */
 export function withoutPort(entry: string): string {
+  // Stryker disable next-line ConditionalExpression: equivalent, a longer entry holds no address addressKey takes (64 characters) with a port, so only the regular expressions' work changes
   if (entry.length > MAX_ADDRESS + 8) return entry;
   const match = V4_PORT.exec(entry) ?? V6_BRACKETED.exec(entry);
   if (match === null) return entry;
@@ -89,6 +90,7 @@ function ipv6(text: string): number[] | undefined {
   const parts = halves.map((half) => (half === "" ? [] : half.split(":")));
   const last = parts[parts.length - 1]!;
   // An IPv4 address may close the address (::ffff:192.0.2.1): two groups.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, ipv4 of no group (undefined) finds no address either
   const tail = last.length > 0 ? ipv4(last[last.length - 1]!) : undefined;
   if (tail !== undefined)
     last.splice(-1, 1, ((tail[0]! << 8) | tail[1]!).toString(16), ((tail[2]! << 8) | tail[3]!).toString(16));

@@ -189,6 +189,7 @@ class LimitedRequest implements RateLimitContext {
   }
 
   get address(): string | undefined {
+    // Stryker disable next-line ConditionalExpression: equivalent, reading again reads the same runtime address (the memo spares the parse)
     if (this.#address === null) this.#address = this.#read(this.#incoming);
     return this.#address;
   }
@@ -300,18 +301,21 @@ function checkedTrustProxy(trust: TrustProxy | undefined): TrustProxy | undefine
  * holds no address, from the runtime. Each kind of miss is logged once per policy.
  */
 function addressReader(name: string, trust: TrustProxy | undefined): (incoming: IncomingRequest) => string | undefined {
-  const warned = new Set<string>();
-  const warnOnce = (kind: string, incoming: IncomingRequest, message: string) => {
-    if (warned.has(kind)) return;
-    warned.add(kind);
-    const { method, url } = incoming.request;
-    console.warn(`[specroute] rate limit "${name}" (${method} ${url.split("?", 1)[0]}): ${message}`);
+  /** A warning of one kind of miss, logged the first time only. */
+  const warning = () => {
+    let warned = false;
+    return (incoming: IncomingRequest, message: string) => {
+      if (warned) return;
+      warned = true;
+      const { method, url } = incoming.request;
+      console.warn(`[specroute] rate limit "${name}" (${method} ${url.split("?", 1)[0]}): ${message}`);
+    };
   };
+  const [warnGone, warnNoRuntimeAddress, warnNoProxyAddress] = [warning(), warning(), warning()];
   const fromRuntime = (incoming: IncomingRequest) => {
     const given = incoming.clientAddress();
     if (given === null) {
-      warnOnce(
-        "gone",
+      warnGone(
         incoming,
         "the runtime named no address for a request's connection (the client closed it, or the server listens on " +
           "a Unix socket), so it was refused with a 400 rather than served uncounted. Behind a proxy on a Unix " +
@@ -321,8 +325,7 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
     }
     const key = given === undefined ? undefined : addressKey(given);
     if (key === undefined) {
-      warnOnce(
-        "runtime",
+      warnNoRuntimeAddress(
         incoming,
         "the runtime gave no client address, so what this policy counts by address is left uncounted. Hand the app " +
           "the runtime's own environment (Bun.serve's server, Deno.serve's info, @hono/node-server's incoming) or set " +
@@ -339,7 +342,7 @@ function addressReader(name: string, trust: TrustProxy | undefined): (incoming: 
     // A trusted proxy may write the client's port after its address (Azure: `ip:port`, `[v6]:port`).
     const key = given === undefined ? undefined : addressKey(withoutPort(given));
     if (key !== undefined) return key;
-    warnOnce("proxy", incoming, `${header} held no client address: counted by the connection's address instead`);
+    warnNoProxyAddress(incoming, `${header} held no client address: counted by the connection's address instead`);
     return fromRuntime(incoming);
   };
 }
