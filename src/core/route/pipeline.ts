@@ -5,6 +5,7 @@ import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
 import { callHandleError, type RequestContext, type ServedEndpoint } from "./open-api-route";
+import { isResponse } from "./respond";
 
 import type { RoutePlan, ValidationResult } from "./route-plan";
 import { enterSpan, type RouteTrace, type TraceSpan } from "./tracing";
@@ -198,7 +199,7 @@ function answerHandled(
   result: unknown,
 ): Response | Promise<Response> {
   const pending = ctx.pendingFailure;
-  if (pending === undefined || (result instanceof Response && result.status >= 400)) {
+  if (pending === undefined || (isResponse(result) && result.status >= 400)) {
     return respond(route, ctx, incoming, result);
   }
   setAside(result);
@@ -207,7 +208,7 @@ function answerHandled(
 
 /** An answer the held 400 replaces: its body cancelled, so a stream it started (a timer, a subscription) ends. */
 function setAside(answer: unknown): void {
-  if (!(answer instanceof Response) || answer.body === null || answer.bodyUsed) return;
+  if (!isResponse(answer) || answer.body === null || answer.bodyUsed) return;
   answer.body.cancel().catch(() => {});
 }
 
@@ -296,7 +297,7 @@ async function fail(
       error = rethrown;
     }
   }
-  if (error instanceof Response) return error;
+  if (isResponse(error)) return error;
   const exception = toApiException(error, route.handlerZodErrors);
   const requestId = needsRequestId(exception) ? requestIdFor(incoming.request) : undefined;
   const response = renderException(exception, route.errorFormat, requestId);

@@ -70,7 +70,7 @@ export class ResponsePlan {
   async validate(result: unknown): Promise<unknown> {
     // A stream's items are checked one by one as they are written.
     if (result === null || typeof result !== "object" || isAsyncIterable(result)) return result;
-    if (!(result instanceof Response)) {
+    if (!isResponse(result)) {
       const schema = this.responseSchema(200);
       return schema ? parseOutput(schema, result) : result;
     }
@@ -90,7 +90,7 @@ export class ResponsePlan {
    * it takes none).
    */
   toResponse(result: unknown, accept: string | null = null, request?: Request): Response {
-    if (result instanceof Response) return result;
+    if (isResponse(result)) return result;
     if (result === undefined) return new Response(null, { status: 204 });
     if (isAsyncIterable(result)) return this.toStream(result, accept, request);
     if (typeof result === "string") {
@@ -398,4 +398,20 @@ function field(name: string, value: unknown): string {
 function parseOutput(schema: z.ZodType, value: unknown): Promise<unknown> {
   const standard = standardSchemaOf(schema);
   return standard ? parseStandard(standard, value) : schema.parseAsync(value);
+}
+
+// The runtime's Response as this module found it: a server may replace the global later (@hono/node-server
+// puts a lighter class of its own there), whose instances still inherit from this one.
+const LOADED_RESPONSE = globalThis.Response;
+
+/**
+ * Whether a value is a fetch Response: of the global class, of the one this module loaded with, or (a
+ * global replaced before it loaded) any object the platform tags `Response`, such as what `fetch()` gives
+ * under @hono/node-server, which `instanceof` its replacement class does not recognise.
+ */
+export function isResponse(value: unknown): value is Response {
+  if (value instanceof Response || value instanceof LOADED_RESPONSE) return true;
+  // A plain object (a handler's data, the common result) is never one: no tag to read.
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) === Object.prototype) return false;
+  return Object.prototype.toString.call(value) === "[object Response]";
 }
