@@ -313,7 +313,7 @@ async function readingsApp(engine: Engine) {
     filterFields: ["owner"],
     filterOperators: {
       score: ["ne", "in", "gt", "gte", "lt", "lte"],
-      owner: ["ne", "in", "isnull"],
+      owner: ["ne", "in", "isnull", "gt", "lte"],
     } as Record<string, FilterOperatorName[]>,
   };
   const router = fromHono(new Hono(), { db: driver })
@@ -396,6 +396,8 @@ describe.each(engines)("a listener's filters on $name, against List's", (engine)
       "owner__isnull=true",
       "owner__isnull=false",
       "owner__in=amy&owner__in=zed",
+      "owner__gt=mallory",
+      "owner__lte=mallory",
       "owner__isnull=false&score__lte=4",
     ];
     const streams = [];
@@ -423,11 +425,13 @@ describe.each(engines)("a listener's filters on $name, against List's", (engine)
     const last = [
       await app.write("/readings", "POST", { owner: "zed", score: 1 }),
       await app.write("/readings", "POST", { owner: null, score: 9 }),
+      await app.write("/readings", "POST", { owner: "amy", score: 9 }),
     ];
     for (const [index, query] of queries.entries()) {
       const listed = await fetch(`${app.origin}/readings?${query}&per_page=100`);
       const shown = ((await listed.json()).result as Array<{ id: number }>).map((row) => row.id).sort();
       const final = Math.max(...last.filter((id) => shown.includes(id)));
+      expect(final, `${query}: no last write to read up to`).toBeGreaterThan(0);
       const events = await readStream(streams[index]!, (event) => event.data.object?.id === final);
       const known = new Set<number>();
       for (const { event, data } of events) {
