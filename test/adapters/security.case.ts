@@ -446,6 +446,14 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       }
     });
 
+    it("documents schemes given no format or description with no such field", () => {
+      expect(router.schema.components.securitySchemes).toStrictEqual({
+        bearerAuth: { type: "http", scheme: "bearer" },
+        basicAuth: { type: "http", scheme: "basic" },
+        apiKeyAuth: { type: "apiKey", in: "header", name: "X-Key" },
+      });
+    });
+
     it("names the credentials a request carries through caller(), and nothing for none, malformed or empty ones", () => {
       const at = (headers: Record<string, string>) => new Request("http://api.test/", { headers });
       expect(lookupBearer.caller!(at({ authorization: "Bearer tok-1" }))).toBe("tok-1");
