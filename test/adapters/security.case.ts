@@ -229,8 +229,10 @@ export function runSecuritySuite(harness: AdapterHarness): void {
         expect(missing.status).toBe(401);
         const name = { header: "X-API-Key", query: "api_key", cookie: "session" }[where];
         expect(missing.headers.get("www-authenticate")).toBe(`ApiKey in="${where}", name="${name}"`);
+        // An empty key is no key: the client is told what to send, as when it sent none.
         const empty = await call("");
         expect(empty.status).toBe(401);
+        expect((await json(empty)).errors[0].message).toBe((await json(await request(path))).errors[0].message);
         const wrong = await call("nope");
         expect(wrong.status).toBe(401);
         expect((await json(wrong)).errors[0].message).toBe("Invalid API key");
@@ -341,7 +343,14 @@ export function runSecuritySuite(harness: AdapterHarness): void {
     });
 
     it("reads the Authorization header's scheme in any case, the credentials after any white space", async () => {
-      for (const header of ["Bearer tok==", "bEaReR tok==", "  Bearer   tok==  ", "Bearer\ttok=="]) {
+      // White space as JavaScript knows it, a no-break space around the header included.
+      for (const header of [
+        "Bearer tok==",
+        "bEaReR tok==",
+        "  Bearer   tok==  ",
+        "Bearer\ttok==",
+        "\u00a0Bearer tok==\u00a0",
+      ]) {
         const response = await request("/quoted", auth(header));
         expect(response.status, header).toBe(200);
         expect(await json(response), header).toEqual({ principal: { token: "tok==" } });
@@ -374,6 +383,8 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       for (const header of [
         "Basic YWRh=OnB3",
         "Basic YW Rh",
+        // "ada:pw" with a space inside, which atob() would skip: still not one base64 token.
+        "Basic YWRh OnB3",
         `Basic ${btoa("\xff\xfe:pw")}`,
         "Basic ====",
         "Basic YWRhOnB3=",
@@ -396,13 +407,69 @@ export function runSecuritySuite(harness: AdapterHarness): void {
       expect(await missing("/cookie")).toBe("Missing credentials: send an API key in the sid cookie");
     });
 
-    it("documents each scheme under its default name, with its format and description", () => {
-      expect(router.schema.components.securitySchemes).toEqual({
+    it("documents each scheme under its default name, with its format and description, and no field it lacks", () => {
+      // Strictly: a scheme without a format or a description has no such key, not one set to undefined.
+      expect(router.schema.components.securitySchemes).toStrictEqual({
         realmBearer: { type: "http", scheme: "bearer" },
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A session token" },
         basicAuth: { type: "http", scheme: "basic", description: "Staff accounts" },
         apiKeyAuth: { type: "apiKey", in: "header", name: "X-Key", description: "Issued per client" },
       });
+    });
+  });
+
+  describe(`${harness.name}: a verify function that answers undefined, and each scheme's caller()`, () => {
+    // A lookup that misses answers undefined (Map.get), not null: it refuses the credentials all the same.
+    const known = new Map<string, { who: string }>([
+      ["tok-1", { who: "token" }],
+      ["key-1", { who: "key" }],
+    ]);
+    const lookupBearer = bearerAuth({ verify: (token) => known.get(token) });
+    const lookupBasic = basicAuth({ verify: ({ password }) => known.get(password) });
+    const lookupKey = apiKeyAuth({ in: "header", name: "X-Key", verify: (key) => known.get(key) });
+    const { router, request } = harness.make();
+    router.get("/bearer", echo(lookupBearer));
+    router.get("/basic", echo(lookupBasic));
+    router.get("/key", echo(lookupKey));
+
+    it("refuses credentials verify finds nothing for with 401, and lets in the ones it knows", async () => {
+      const cases: Array<[string, RequestInit, RequestInit, string]> = [
+        ["/bearer", auth("Bearer tok-2"), auth("Bearer tok-1"), "Invalid bearer token"],
+        ["/basic", auth(basicHeader("u", "tok-2")), auth(basicHeader("u", "tok-1")), "Invalid user name or password"],
+        ["/key", { headers: { "x-key": "key-2" } }, { headers: { "x-key": "key-1" } }, "Invalid API key"],
+      ];
+      for (const [path, unknown, valid, message] of cases) {
+        const refused = await request(path, unknown);
+        expect(refused.status, path).toBe(401);
+        expect((await json(refused)).errors[0].message, path).toBe(message);
+        expect((await request(path, valid)).status, path).toBe(200);
+      }
+    });
+
+    it("documents schemes given no format or description with no such field", () => {
+      expect(router.schema.components.securitySchemes).toStrictEqual({
+        bearerAuth: { type: "http", scheme: "bearer" },
+        basicAuth: { type: "http", scheme: "basic" },
+        apiKeyAuth: { type: "apiKey", in: "header", name: "X-Key" },
+      });
+    });
+
+    it("names the credentials a request carries through caller(), and nothing for none, malformed or empty ones", () => {
+      const at = (headers: Record<string, string>) => new Request("http://api.test/", { headers });
+      expect(lookupBearer.caller!(at({ authorization: "Bearer tok-1" }))).toBe("tok-1");
+      expect(lookupBasic.caller!(at({ authorization: basicHeader("api", "k:1") }))).toBe("api:k:1");
+      expect(lookupKey.caller!(at({ "x-key": "key-1" }))).toBe("key-1");
+      const none = [
+        [lookupBearer, at({})],
+        [lookupBearer, at({ authorization: "Basic YWRhOnB3" })],
+        [lookupBearer, at({ authorization: "Bearer" })],
+        [lookupBasic, at({})],
+        [lookupBasic, at({ authorization: "Basic !!!" })],
+        [lookupBasic, at({ authorization: "Basic YWRh" })],
+        [lookupKey, at({})],
+        [lookupKey, at({ "x-key": "" })],
+      ] as const;
+      for (const [scheme, carrying] of none) expect(scheme.caller!(carrying)).toBeUndefined();
     });
   });
 

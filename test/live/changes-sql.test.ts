@@ -1,14 +1,29 @@
 import Database from "better-sqlite3";
+import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
-import { betterSqlite3Driver, recordedWrite, sqlLiveStorage } from "../../src";
+import { z } from "zod";
+import {
+  betterSqlite3Driver,
+  changeFeed,
+  type FilterOperatorName,
+  fromHono,
+  recordedWrite,
+  SqlChangesEndpoint,
+  SqlCreateEndpoint,
+  SqlListEndpoint,
+  SqlUpdateEndpoint,
+  sqlLiveStorage,
+} from "../../src";
 import { createClient } from "../../src/client";
-import { documentErrors } from "../helpers";
+import { documentErrors, jsonBody, listenOnLoopback } from "../helpers";
 import {
   closeLiveApps,
   create,
+  type Engine,
   engines,
   freshApp,
   freshTable,
+  type LiveEvent,
   listen,
   pgUrl,
   serveTasks,
@@ -93,7 +108,10 @@ describe.each(engines)("a live collection on $name", (engine) => {
     await create(writer, 1, "after the reset");
     const heard = await take(events, 2);
     await events.return?.();
-    expect(heard[0]?.event).toBe("reset");
+    expect(heard[0]).toMatchObject({
+      event: "reset",
+      data: { message: expect.stringMatching(/list the collection again$/) },
+    });
     expect(heard[1]).toMatchObject({ event: "created", data: { object: { title: "after the reset" } } });
   });
 
@@ -142,6 +160,12 @@ describe.each(engines)("a live collection on $name", (engine) => {
       headers: { "x-key": "r", "last-event-id": "1; event: x" },
     });
     expect(forged.status).toBe(400);
+    expect((await forged.json()).errors).toEqual([
+      expect.objectContaining({
+        path: ["headers", "Last-Event-ID"],
+        message: "must be the id of an event this stream sent",
+      }),
+    ]);
   });
 
   it("sends a comment while nothing changes, so a proxy keeps the stream open", async () => {
@@ -191,6 +215,32 @@ describe("a changes endpoint in the document", () => {
       expect(required("reconnect")).toContain("id");
       expect(required("reset")).not.toContain("id");
       expect(Object.keys(operation.responses)).toContain("429");
+      // What each event means, and what its id and Last-Event-ID are for, as a client reading the document learns it.
+      expect(items.anyOf.map((item: any) => item.description)).toEqual([
+        "An object was created, or an update brought it into the filters",
+        "An object changed and still meets the filters",
+        "An object was deleted, or an update took it out of the filters: the object as it was before",
+        "Changes were missed: list the collection again; the stream goes on from now",
+        "The last event of a client that read too slowly; reconnect with its id as Last-Event-ID",
+        "The last event of a stream that reached its lifetime; reconnect with its id as Last-Event-ID",
+        "The last event of a stream that failed part-way (the database went away): reconnect",
+      ]);
+      expect(items.anyOf[0].properties.id.description).toBe(
+        "Its place in the collection's log; send it back as Last-Event-ID",
+      );
+      expect(items.anyOf[4].properties.id.description).toBe(
+        "Where the client goes on from; send it back as Last-Event-ID",
+      );
+      expect(items.anyOf[0].properties.data.properties.etag.description).toBe("The object's ETag, from its version");
+      const lastEventId = operation.parameters.find(
+        (parameter: { name: string }) => parameter.name === "Last-Event-ID",
+      );
+      expect(lastEventId.description).toBe(
+        "The id of the last event received: the stream goes on after it (reconnects send it)",
+      );
+      expect(operation.responses["200"].description).toBe(
+        "The collection's changes as they happen, as Server-Sent Events",
+      );
     }
   });
 });
@@ -228,5 +278,168 @@ describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process
     expect(heard.map((event) => (event.data as { object: { title: string } }).object.title)).toEqual(
       Array.from({ length: 20 }, (_, n) => `task ${n}`),
     );
+  });
+});
+
+/*
+ * Every filter operator a changes endpoint takes, against the List endpoint with the same query: a
+ * listener must end up knowing exactly the rows List shows it, never one its filters keep out (a NULL
+ * owner for `owner__ne`, a score one past a bound), through creates and updates that move rows in and
+ * out. On PostgreSQL the score is a BIGINT, which its driver reads, and the log keeps, as text.
+ */
+const Reading = z.object({
+  id: z.number().int(),
+  owner: z.string().nullable(),
+  score: z.coerce.number().int(),
+});
+
+async function readingsApp(engine: Engine) {
+  const { driver } = await engine.open();
+  const table = freshTable();
+  const family = driver.dialect.name;
+  const columns =
+    {
+      postgres: "id SERIAL PRIMARY KEY, owner TEXT NULL, score BIGINT NOT NULL",
+      sqlite: "id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NULL, score INTEGER NOT NULL",
+    }[family as "postgres" | "sqlite"] ?? "id INT AUTO_INCREMENT PRIMARY KEY, owner TEXT NULL, score INT NOT NULL";
+  await driver.execute(`DROP TABLE IF EXISTS ${table}`, []);
+  await driver.execute(`CREATE TABLE ${table} (${columns})`, []);
+  const meta = {
+    model: { tableName: table, schema: Reading, primaryKeys: ["id"] },
+    fields: Reading.pick({ owner: true, score: true }),
+    changes: changeFeed(),
+  };
+  const filters = {
+    filterFields: ["owner"],
+    filterOperators: {
+      score: ["ne", "in", "gt", "gte", "lt", "lte"],
+      owner: ["ne", "in", "isnull", "gt", "lte"],
+    } as Record<string, FilterOperatorName[]>,
+  };
+  const router = fromHono(new Hono(), { db: driver })
+    .post(
+      "/readings",
+      class extends SqlCreateEndpoint {
+        _meta = meta;
+      },
+    )
+    .patch(
+      "/readings/:id",
+      class extends SqlUpdateEndpoint {
+        _meta = meta;
+      },
+    )
+    .get(
+      "/readings",
+      class extends SqlListEndpoint {
+        _meta = meta;
+        filterFields = filters.filterFields;
+        filterOperators = filters.filterOperators;
+      },
+    )
+    .get(
+      "/readings/changes",
+      class extends SqlChangesEndpoint {
+        _meta = meta;
+        filterFields = filters.filterFields;
+        filterOperators = filters.filterOperators;
+      },
+    );
+  const server = await listenOnLoopback((request, env) => router.fetch(request, env));
+  const write = async (path: string, method: string, body: unknown) => {
+    const answer = await fetch(`${server.origin}${path}`, jsonBody(body, { method }));
+    if (!answer.ok) throw new Error(`${method} ${path} answered ${answer.status}`);
+    return (await answer.json()).result.id as number;
+  };
+  return { origin: server.origin, write, close: server.close };
+}
+
+/** The events of a changes stream, read as Server-Sent Events until `until` says the last one came. */
+async function readStream(response: Response, until: (event: LiveEvent) => boolean): Promise<LiveEvent[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: LiveEvent[] = [];
+  let buffer = "";
+  while (events.length === 0 || !until(events.at(-1)!)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const fields = Object.fromEntries(
+        buffer
+          .slice(0, end)
+          .split("\n")
+          .filter((line) => !line.startsWith(":"))
+          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+      );
+      buffer = buffer.slice(end + 2);
+      if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data) });
+      end = buffer.indexOf("\n\n");
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe.each(engines)("a listener's filters on $name, against List's", (engine) => {
+  it("lets a listener know exactly the rows List shows with the same query, for every operator", async () => {
+    const app = await readingsApp(engine);
+    const queries = [
+      "score__ne=3",
+      "score__in=1&score__in=5&score__in=9",
+      "score__gt=4",
+      "score__gte=5",
+      "score__lt=5",
+      "score__lte=4",
+      "owner=zed",
+      "owner__ne=mallory",
+      "owner__isnull=true",
+      "owner__isnull=false",
+      "owner__in=amy&owner__in=zed",
+      "owner__gt=mallory",
+      "owner__lte=mallory",
+      "owner__isnull=false&score__lte=4",
+    ];
+    const streams = [];
+    for (const query of queries) {
+      const response = await fetch(`${app.origin}/readings/changes?${query}`);
+      expect(response.status, query).toBe(200);
+      streams.push(response);
+    }
+    const ids: Record<string, number> = {};
+    for (const [name, owner, score] of [
+      ["nobody's one", null, 1],
+      ["amy's three", "amy", 3],
+      ["mallory's five", "mallory", 5],
+      ["zed's four", "zed", 4],
+      ["amy's ten", "amy", 10],
+      ["nobody's nine", null, 9],
+    ] as const) {
+      ids[name] = await app.write("/readings", "POST", { owner, score });
+    }
+    // Into and out of the filters: a score past a bound, an owner taken away.
+    await app.write(`/readings/${ids["amy's three"]}`, "PATCH", { score: 5 });
+    await app.write(`/readings/${ids["amy's ten"]}`, "PATCH", { owner: null });
+    await app.write(`/readings/${ids["mallory's five"]}`, "PATCH", { score: 2 });
+    // The last writes, one of which every query's filters let through: a stream is read up to it.
+    const last = [
+      await app.write("/readings", "POST", { owner: "zed", score: 1 }),
+      await app.write("/readings", "POST", { owner: null, score: 9 }),
+      await app.write("/readings", "POST", { owner: "amy", score: 9 }),
+    ];
+    for (const [index, query] of queries.entries()) {
+      const listed = await fetch(`${app.origin}/readings?${query}&per_page=100`);
+      const shown = ((await listed.json()).result as Array<{ id: number }>).map((row) => row.id).sort();
+      const final = Math.max(...last.filter((id) => shown.includes(id)));
+      expect(final, `${query}: no last write to read up to`).toBeGreaterThan(0);
+      const events = await readStream(streams[index]!, (event) => event.data.object?.id === final);
+      const known = new Set<number>();
+      for (const { event, data } of events) {
+        if (event === "deleted") known.delete(data.object.id);
+        else known.add(data.object.id);
+      }
+      expect([...known].sort(), query).toEqual(shown);
+    }
+    await app.close();
   });
 });

@@ -171,6 +171,19 @@ describe.each(engines)("a live collection on $name under a listener flood", (eng
     });
   });
 
+  it("counts listeners whose address the runtime does not know in the process's bound only, never as one caller", async () => {
+    const { router } = await freshApp(engine, { maxListeners: { perCaller: 1, perProcess: 3 } });
+    // No socket and no requestIP: the address is unknown, which is not one shared caller any client could fill.
+    const unknown = () =>
+      router.fetch(new Request("http://localhost/projects/1/tasks/changes", { headers: { "x-key": "r" } }), {});
+    const open: Response[] = [await unknown(), await unknown(), await unknown()];
+    expect(open.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const past = await unknown();
+    expect(past.status).toBe(429);
+    await past.body?.cancel();
+    for (const answer of open) await answer.body?.cancel();
+  });
+
   it("ends a stream within its lifetime with the id to go on from, and a revoked key's reconnect gets 401", async () => {
     const revokedKeys = new Set<string>();
     const { writer, withKey, origin } = await freshApp(engine, { lifetimeMs: 500 }, { revokedKeys });
@@ -180,7 +193,11 @@ describe.each(engines)("a live collection on $name under a listener flood", (eng
     revokedKeys.add("t1");
     const received = await untilEnd(events, 10_000);
     // Whether the change came before the end or not, the last event says where to go on from.
-    expect(received.at(-1)).toMatchObject({ event: "reconnect", id: expect.stringMatching(/^\d+$/) });
+    expect(received.at(-1)).toMatchObject({
+      event: "reconnect",
+      id: expect.stringMatching(/^\d+$/),
+      data: { message: "This stream reached its lifetime: reconnect with Last-Event-ID" },
+    });
     expect(received.slice(0, -1).map((event) => event.event)).toEqual(received.length === 2 ? ["created"] : []);
     const again = await openStream(origin, "t1", "/tasks/changes", received.at(-1)!.id);
     expect(again.response.status).toBe(401);
@@ -283,6 +300,41 @@ describe.each(engines)("a live collection on $name under a listener flood", (eng
     const [replayed] = await take(near, 1);
     await near.return?.();
     expect(replayed).toMatchObject({ event: "created", id: "61" });
+    // The bound is exact: 50 changes back replay, 51 are too many.
+    const first = async (lastEventId: string) => {
+      const events = await listen(reader, 1, { lastEventId });
+      const [event] = await take(events, 1);
+      await events.return?.();
+      return event;
+    };
+    expect(await first("50")).toMatchObject({ event: "created", id: "51" });
+    expect((await first("49"))?.event).toBe("reset");
+  });
+
+  it("answers reset to a Last-Event-ID past the log's newest (forged, or another deployment's), then sends only what comes next", async () => {
+    const { driver, table, feed, reader, writer } = await freshApp(engine);
+    await recordChanges(driver, table, feed, 1, 3);
+    const forged = await listen(reader, 1, { lastEventId: "4" });
+    const atNewest = await listen(reader, 1, { lastEventId: "3" });
+    await create(writer, 1, "the next change");
+    const [reset, next] = await take(forged, 2);
+    await forged.return?.();
+    expect(reset?.event).toBe("reset");
+    expect(next).toMatchObject({ event: "created", id: "4", data: { object: { title: "the next change" } } });
+    // The id of the newest change is no reason to list again: the stream goes on from it.
+    const [resumed] = await take(atNewest, 1);
+    await atNewest.return?.();
+    expect(resumed).toMatchObject({ event: "created", id: "4" });
+  });
+
+  it("sends a live listener a burst longer than a page of the log whole and in order", async () => {
+    const { driver, table, feed, reader } = await freshApp(engine);
+    const events = await listen(reader, 1);
+    // 450 changes in one commit: the collection's reader reads them in pages of 200.
+    await recordChanges(driver, table, feed, 1, 450);
+    const heard = await take(events, 450);
+    await events.return?.();
+    expect(heard.map((event) => Number(event.id))).toEqual(Array.from({ length: 450 }, (_, n) => n + 1));
   });
 });
 

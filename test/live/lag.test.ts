@@ -70,7 +70,11 @@ describe.each(engines)("a listener that falls behind on $name", (engine) => {
     const rest: LiveEvent[] = [];
     for (let next = await stream.next(); !next.done; next = await stream.next()) rest.push(next.value as LiveEvent);
     const lagged = rest.at(-1);
-    expect(lagged).toMatchObject({ event: "lagged", id: expect.stringMatching(/^\d+$/) });
+    expect(lagged).toMatchObject({
+      event: "lagged",
+      id: expect.stringMatching(/^\d+$/),
+      data: { message: "This client read changes slower than they came: reconnect with Last-Event-ID" },
+    });
     const resumed = await follow(reader, 20 - (rest.length - 1), lagged!.id);
     const ids = [first, ...rest.slice(0, -1), ...resumed.changes].map((event) => Number(event.id));
     expect(ids).toEqual(Array.from({ length: 21 }, (_, n) => n + 1));

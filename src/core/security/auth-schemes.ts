@@ -172,9 +172,10 @@ function authorization(request: Request, scheme: string): string | undefined {
   if (header === null) return undefined;
   const trimmed = header.trim();
   const space = trimmed.search(/\s/);
-  const given = space < 0 ? trimmed : trimmed.slice(0, space);
+  // -1: no white space, so the header is a scheme's name alone.
+  const given = space === -1 ? trimmed : trimmed.slice(0, space);
   if (given.toLowerCase() !== scheme) return undefined;
-  return space < 0 ? "" : trimmed.slice(space).trim();
+  return space === -1 ? "" : trimmed.slice(space).trim();
 }
 
 function decodeBasic(encoded: string): { username: string; password: string } | null {
