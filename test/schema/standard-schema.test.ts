@@ -324,7 +324,7 @@ describe.each([valibotMember, arktypeMember])("auto endpoints over a $name model
     expect(paths).toEqual([
       ["body", "role"],
       ["body", "score"],
-      ["body", "tags", 1],
+      ["body", "tags", "1"],
     ]);
     expect(app.stored(2)).toMatchObject({ email: "bob@x.io", score: 3, tags: "[]" });
   });
@@ -360,7 +360,7 @@ describe.each([valibotMember, arktypeMember])("auto endpoints over a $name model
   it("filters on each value of an __in filter, and refuses one its member does not accept by its index", async () => {
     expect(await ids("score__in=1&score__in=5")).toEqual([1, 3]);
     const refused = await fetch(`${app.origin}/members?score__in=1&score__in=-2`);
-    expect(await errorPaths(refused)).toEqual([["query", "score__in", 1]]);
+    expect(await errorPaths(refused)).toEqual([["query", "score__in", "1"]]);
   });
 
   it("checks two filters on one member each on its own, naming the one refused", async () => {
@@ -425,6 +425,6 @@ describe("auto endpoints over a valibot model whose check answers asynchronously
     const list = (query: string) => fetch(`${app.origin}/members?${query}`);
     const found = await list("score__in=3&score__in=5");
     expect((await found.json()).result.map((row: { id: number }) => row.id)).toEqual([2, 3]);
-    expect(await errorPaths(await list("score__in=3&score__in=-5"))).toEqual([["query", "score__in", 1]]);
+    expect(await errorPaths(await list("score__in=3&score__in=-5"))).toEqual([["query", "score__in", "1"]]);
   });
 });
