@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { MultiException } from "../../errors/exceptions";
 import type { OpenAPIRouteSchema, PrincipalOf, SchemaType, UnvalidatedData, ValidatedData } from "../schema-types";
 import type { EndpointHost } from "./host";
 import { ResponsePlan } from "./respond";
@@ -112,7 +113,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * const { body, query } = await this.getValidatedData();
    */
   async getValidatedData<S = never>(this: { schema: S }): Promise<ValidatedData<S>> {
-    raisePendingFailure(this as unknown as RequestContext);
+    raiseHeldFailure(this as unknown as RequestContext);
     const data = (this as unknown as OpenAPIRoute).validatedData;
     if (data === undefined) throw new Error("getValidatedData() can only be called while a request is handled");
     return data as ValidatedData<S>;
@@ -131,7 +132,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   async getPrincipal<S = never>(this: { schema: S }): Promise<PrincipalOf<S>> {
     const self = this as unknown as RequestContext;
     // A request whose validation failed was still authenticated: its principal is known.
-    if (self.validatedData === undefined && self.pendingFailure === undefined)
+    if (self.validatedData === undefined && self.heldFailure === undefined)
       throw new Error("getPrincipal() can only be called while a request is handled");
     return self.authPrincipal as PrincipalOf<S>;
   }
@@ -194,7 +195,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
   async validateRequest(request: Request): Promise<Record<string, unknown>> {
     const served = servedOf(this, "validateRequest");
     if (served.requestOf(this.args) === request) {
-      raisePendingFailure(this as unknown as RequestContext);
+      raiseHeldFailure(this as unknown as RequestContext);
       if (this.validatedData !== undefined) return this.validatedData;
     }
     return served.validate(request, this.args);
@@ -268,22 +269,15 @@ export interface RequestState {
   validatedData: Record<string, unknown> | undefined;
   unvalidatedData: UnvalidatedData | undefined;
   authPrincipal: unknown;
-  /** The request's validation failure while `handle()` has yet to ask for its data (routes raising it when asked). */
-  pendingFailure: PendingFailure | undefined;
+  /** The request's validation failure (a 400), held for `handle()` on routes that raise it when asked. */
+  heldFailure: MultiException | undefined;
   /** The route as the router serving this request serves it (a mount's, when mounted). */
   [SERVED]: ServedEndpoint;
 }
 
-/** A validation failure held for `handle()`: raised each time it asks for its data. */
-export interface PendingFailure {
-  readonly error: unknown;
-}
-
 /** Throws the request's held validation failure, if any: the 400 a handler meets where it asks for its data. */
-function raisePendingFailure(ctx: RequestContext): void {
-  const pending = ctx.pendingFailure;
-  if (pending === undefined) return;
-  throw pending.error;
+function raiseHeldFailure(ctx: RequestContext): void {
+  if (ctx.heldFailure !== undefined) throw ctx.heldFailure;
 }
 
 /** A request's own object: inherits from the endpoint instance, holds the request's state. */
@@ -306,7 +300,7 @@ export function requestStateFactory(
     this.validatedData = undefined;
     this.unvalidatedData = undefined;
     this.authPrincipal = undefined;
-    this.pendingFailure = undefined;
+    this.heldFailure = undefined;
     this[SERVED] = served;
     for (const [name, copy] of fields) this[name] = copy(source[name]);
   }

@@ -168,7 +168,7 @@ function failValidation(
   if (!route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
     return fail(route, ctx, incoming, thrown, true);
   }
-  ctx.pendingFailure = { error: thrown };
+  ctx.heldFailure = thrown;
   return span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
 }
 
@@ -198,12 +198,12 @@ function answerHandled(
   incoming: IncomingRequest,
   result: unknown,
 ): Response | Promise<Response> {
-  const pending = ctx.pendingFailure;
-  if (pending === undefined || (isResponse(result) && result.status >= 400)) {
+  const held = ctx.heldFailure;
+  if (held === undefined || (isResponse(result) && result.status >= 400)) {
     return respond(route, ctx, incoming, result);
   }
   setAside(result);
-  return fail(route, ctx, incoming, pending.error, true);
+  return fail(route, ctx, incoming, held, true);
 }
 
 /** An answer the held 400 replaces: its body cancelled, so a stream it started (a timer, a subscription) ends. */
@@ -223,13 +223,13 @@ function failHandled(
   incoming: IncomingRequest,
   thrown: unknown,
 ): Promise<Response> {
-  const pending = ctx.pendingFailure;
-  if (pending === undefined) return fail(route, ctx, incoming, thrown, false);
-  if (thrown === pending.error) return fail(route, ctx, incoming, thrown, true);
+  const held = ctx.heldFailure;
+  if (held === undefined) return fail(route, ctx, incoming, thrown, false);
+  if (thrown === held) return fail(route, ctx, incoming, thrown, true);
   return fail(route, ctx, incoming, thrown, false).then((response) => {
     if (response.status >= 400) return response;
     setAside(response);
-    return fail(route, ctx, incoming, pending.error, true);
+    return fail(route, ctx, incoming, held, true);
   });
 }
 
@@ -240,7 +240,7 @@ function enterValidated(
 ): void {
   ctx.unvalidatedData = unvalidated;
   // What parsed of a request that failed is no validated data: the handler gets the failure instead.
-  if (ctx.pendingFailure === undefined) ctx.validatedData = validated;
+  if (ctx.heldFailure === undefined) ctx.validatedData = validated;
   ctx.authPrincipal = principal;
   // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
   ctx.args = incoming.args;
