@@ -15,10 +15,12 @@ interface FieldPlan {
   scalar: ScalarKind;
   array: boolean;
   /**
-   * What a required field the request left empty reads as: `null`, as chanfana hands zod (so its 400 says
-   * "expected string, received null"), for an absent header or an empty value; an optional field (and a form field) stays unset.
+   * Whether a value sent empty, or a header not sent, reads as `null`, as chanfana hands zod (so its 400
+   * says "expected string, received null"): for a required field only; an optional one (and a form
+   * field) stays unset.
    */
-  required?: boolean;
+  emptyIsNull?: boolean;
+  absentIsNull?: boolean;
 }
 
 /** How one declared part is read and coerced, compiled once per route. */
@@ -37,11 +39,11 @@ export interface PartPlan {
 export function compilePart(name: ParameterPart, schema: z.ZodType, raiseUnknownParameters: boolean): PartPlan {
   const shape = seam.objectShape(schema);
   const fields = shape
-    ? Object.entries(shape).map(([key, member]) => ({
-        key,
-        ...seam.fieldKind(member),
-        required: !seam.acceptsUndefined(member),
-      }))
+    ? Object.entries(shape).map(([key, member]) => {
+        const required = !seam.acceptsUndefined(member);
+        // chanfana reads every declared header, so one not sent is null to it, as an empty value is.
+        return { key, ...seam.fieldKind(member), emptyIsNull: required, absentIsNull: required && name === "headers" };
+      })
     : null;
   return {
     name,
@@ -185,12 +187,10 @@ function extractFields(
     }
     return out;
   }
-  // chanfana reads every declared header, so one not sent is null to it, as an empty query value is.
-  const absentIsEmpty = part.name === "headers";
   for (const field of part.fields) {
     const value = source.value(field.key);
     if (value === null || value === "") {
-      if (field.required && (value === "" || absentIsEmpty)) out[field.key] = null;
+      if (value === "" ? field.emptyIsNull : field.absentIsNull) out[field.key] = null;
       continue;
     }
     if (!Array.isArray(value)) {
