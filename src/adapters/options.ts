@@ -1,7 +1,7 @@
 import type { RateLimitDeclaration } from "../core/ops/rate-limit";
 import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
-import type { ValidationFailures } from "../core/route/route-plan";
+import { checkedValidationFailures, type ValidationFailures } from "../core/route/route-plan";
 import type { Tracing } from "../core/route/tracing";
 import type { DocumentContext, EnvPredicate } from "../core/schema-types";
 import type { AuthOption, SecurityRequirement } from "../core/security/auth";
@@ -214,7 +214,7 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     validateResponse: options.validateResponse ?? false,
     raiseOnError: options.raiseOnError ?? false,
     passthroughErrors: options.passthroughErrors ?? false,
-    validationFailures: validationFailuresOption(options.validationFailures),
+    validationFailures: checkedValidationFailures(options.validationFailures, "validationFailures") ?? "when-asked",
     errorFormat: options.errorFormat ?? "envelope",
     handlerZodErrors: handlerZodErrorsOption(options.handlerZodErrors),
     serializers: serializersOption(options.serializers),
@@ -228,14 +228,6 @@ export function resolveOptions(options: RouterOptions = {}): ResolvedRouterOptio
     tracing: tracingOption(options.tracing),
     rateLimit: options.rateLimit,
   };
-}
-
-function validationFailuresOption(value: ValidationFailures | undefined): ValidationFailures {
-  if (value === undefined) return "when-asked";
-  if (value !== "when-asked" && value !== "before-handle") {
-    throw new Error(`validationFailures must be "when-asked" or "before-handle", got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 function tracingOption(tracing: Tracing | undefined): Tracing | undefined {

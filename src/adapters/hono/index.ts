@@ -299,6 +299,6 @@ function refuseHidden(route: RouterRoute): void {
   if (hiddenFrameworkHandler(route.handler, isDerivable) === undefined) return;
   throw new Error(
     `route(): ${route.method} ${route.path} was mounted into its app with Hono's own route(), around an onError, ` +
-      "so this router's auth cannot reach it; mount specroute routers with route() on the router fromHono() returned",
+      "so this router's auth and options cannot reach it; mount specroute routers with route() on the router fromHono() returned",
   );
 }

@@ -12,7 +12,7 @@ import {
 } from "./open-api-route";
 import { fieldSnapshot, perRequestFields } from "./per-request-fields";
 import { ResponsePlan } from "./respond";
-import { type PlanOptions, RoutePlan, type ValidationFailures } from "./route-plan";
+import { checkedValidationFailures, type PlanOptions, RoutePlan, type ValidationFailures } from "./route-plan";
 import { checkSchemaSlots } from "./schema-slots";
 import type { RouteTrace } from "./tracing";
 
@@ -94,13 +94,8 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
  * route that streams, whose handler may only ask for its data once the stream's headers are sent.
  */
 function strictestOrder(endpoint: OpenAPIRoute, options: CompileOptions, responder: ResponsePlan): ValidationFailures {
-  const ownClass = (endpoint.constructor as OpenAPIRouteClass).validationFailures;
-  // Checked as the router option is: a misspelt strict order must not quietly serve the lenient one.
-  if (ownClass !== undefined && ownClass !== "when-asked" && ownClass !== "before-handle") {
-    throw new Error(
-      `static validationFailures must be "when-asked" or "before-handle", got ${JSON.stringify(ownClass)}`,
-    );
-  }
+  const declared = (endpoint.constructor as OpenAPIRouteClass).validationFailures;
+  const ownClass = checkedValidationFailures(declared, "static validationFailures");
   if (ownClass === "before-handle" || options.validationFailures === "before-handle") return "before-handle";
   return responder.streams.length > 0 ? "before-handle" : "when-asked";
 }

@@ -40,6 +40,15 @@ import type { Tracing } from "./tracing";
  */
 export type ValidationFailures = "when-asked" | "before-handle";
 
+/**
+ * `value` checked to be an order of errors (or unset), as `name` (the router option, a class's static)
+ * gives it: a misspelt strict order must fail, not quietly serve the lenient one.
+ */
+export function checkedValidationFailures(value: unknown, name: string): ValidationFailures | undefined {
+  if (value === undefined || value === "when-asked" || value === "before-handle") return value;
+  throw new Error(`${name} must be "when-asked" or "before-handle", got ${JSON.stringify(value)}`);
+}
+
 /** What one router serving a route (its own, or one it is mounted under) brings to the route's plan. */
 export interface RouterLayer extends SecurityLayer {
   /** `"before-handle"`: the routes it serves answer a validation failure before `handle()` runs (a mount can only make this stricter). */
