@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_JSON_DEPTH, nestingExceeds } from "../core/request/body";
+import { isResponse } from "../core/route/respond";
 import { forwardedHeaders, headerValueProblem } from "./headers";
 import type { ToolPlan } from "./tool-plan";
 
@@ -125,16 +126,6 @@ function member(args: Record<string, unknown>, key: "path" | "query" | "headers"
     throw new ToolArgumentsError(`arguments.${key} must be an object of ${key === "headers" ? "header" : key} values`);
   }
   return value as Record<string, unknown>;
-}
-
-/** By shape: @hono/node-server answers with its own Response class. */
-function isResponse(value: unknown): value is Response {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as Response).status === "number" &&
-    typeof (value as Response).text === "function"
-  );
 }
 
 function parsedJson(text: string): unknown {
