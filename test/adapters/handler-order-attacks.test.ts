@@ -23,6 +23,17 @@ afterAll(closeHttpHarnesses);
 const Query = z.object({ n: z.number().int() });
 const ok = { "200": { description: "ok" } };
 
+/** Answers a success whatever `?how=` says: returned, thrown as a Response, or after catching the 400. */
+class SucceedsAnyway extends OpenAPIRoute {
+  schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
+  async handle() {
+    const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
+    if (how === "throw") throw Response.json({ ok: true });
+    if (how === "catch") return this.getValidatedData().catch(() => ({ ok: true }));
+    return { ok: true };
+  }
+}
+
 describe.each(httpHarnesses)("a held validation failure, attacked on $name $transport", (harness) => {
   it("answers the 400 to a handler that catches it and answers a success of its own", async () => {
     const writes: unknown[] = [];
@@ -333,17 +344,8 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
   });
 
   it("hands the router's error hook the 400, not the success, with passthroughErrors", async () => {
-    class Succeeds extends OpenAPIRoute {
-      schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
-      async handle() {
-        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
-        if (how === "throw") throw Response.json({ ok: true });
-        if (how === "catch") return this.getValidatedData().catch(() => ({ ok: true }));
-        return { ok: true };
-      }
-    }
     const { router, request, caught } = harness.make({ passthroughErrors: true });
-    router.get("/succeeds", Succeeds);
+    router.get("/succeeds", SucceedsAnyway);
     for (const how of ["return", "throw", "catch"]) {
       const answer = await request(`/succeeds?n=x&how=${how}`);
       expect(answer.status, how).toBeGreaterThanOrEqual(400);
@@ -368,17 +370,8 @@ describe.each(httpHarnesses)("a held validation failure, attacked on $name $tran
       };
     };
     const tracing: Tracing = { request: (name) => span(name) };
-    class Traced extends OpenAPIRoute {
-      schema = { request: { query: z.object({ n: z.number().int(), how: z.string() }) }, responses: ok };
-      async handle() {
-        const how = new URL(this.params.router.getRequest(this.args).url).searchParams.get("how");
-        if (how === "throw") throw Response.json({ ok: true });
-        if (how === "catch") return this.getValidatedData().catch(() => ({ ok: true }));
-        return { ok: true };
-      }
-    }
     const { router, request } = harness.make({ tracing });
-    router.get("/traced", Traced);
+    router.get("/traced", SucceedsAnyway);
     for (const how of ["return", "throw", "catch"])
       expect((await request(`/traced?n=x&how=${how}`)).status, how).toBe(400);
     expect(ended.filter((one) => one.name === "GET /traced").map((one) => one.status)).toEqual([400, 400, 400]);
