@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 
 const group = process.env.SPECROUTE_MUTATION_GROUP ?? "all";
 const { groups } = JSON.parse(readFileSync(new URL("./scripts/mutation/groups.json", import.meta.url), "utf8"));
+const chosen = groups.find((one) => one.name === group);
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
@@ -14,7 +15,8 @@ export default {
   mutate: groups.flatMap((one) => one.mutate),
   // The machine has two cores shared with other work; `--concurrency 2` when it is idle.
   concurrency: 1,
-  timeoutMS: 10_000,
+  // A group whose mutants mostly leave a test waiting for an event that never comes names a shorter wait.
+  timeoutMS: chosen?.timeoutMS ?? 10_000,
   // One folder per group, so groups run at once (`--group`) never remove each other's sandbox.
   tempDirName: `.artifacts/stryker-tmp/${group}`,
   incrementalFile: `.artifacts/mutation/${group}.incremental.json`,
