@@ -88,6 +88,12 @@ module.exports = {
       "Reading a request and authenticating it know nothing of endpoints or their compiled routes.",
     ),
     layer(
+      "adapters-read-requests-through-incoming",
+      "^src/adapters/",
+      "^src/core/request/(?!incoming\\.ts$)",
+      "An adapter implements IncomingRequest and is handed the request that reads the body again: it never reaches into how the core reads or replays a body.",
+    ),
+    layer(
       "security-is-above-reading",
       "^src/core/request/",
       "^src/core/security/",

@@ -1,4 +1,4 @@
-import { concatBytes, isLength, readBodyBytes } from "../core/request/body";
+import { concatBytes, isLength, readBodyBytes } from "../core/request/incoming";
 import { runtimeAddress } from "./runtime-address";
 
 /** The part of Node's `http.IncomingMessage` specroute reads (duck-typed: no Node import in a Workers bundle). */

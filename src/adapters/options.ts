@@ -1,5 +1,5 @@
+import { essenceOf } from "../core/media-type";
 import type { RateLimitDeclaration } from "../core/ops/rate-limit";
-import { essenceOf } from "../core/request/body-plan";
 import type { Serializer } from "../core/route/negotiate";
 import { checkedValidationFailures, type ValidationFailures } from "../core/route/route-plan";
 import type { Tracing } from "../core/route/tracing";

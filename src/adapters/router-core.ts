@@ -1,5 +1,4 @@
-import { requestOf } from "../core/request/body-plan";
-import { FetchIncoming, type IncomingRequest } from "../core/request/incoming";
+import { FetchIncoming, type IncomingRequest, requestOf } from "../core/request/incoming";
 import type { FailureAs } from "../core/route/failure";
 import { isRouteClass, type OpenAPIRouteClass } from "../core/route/open-api-route";
 import type { EnvPredicate } from "../core/schema-types";

@@ -2,8 +2,8 @@
 // body limit, at most `maxBatchSize` messages, and `tools/call` arguments that are no object noted, so
 // the call answers a tool error instead of the SDK's schema error.
 
+import { essenceOf } from "../core/media-type";
 import { declaredLength, declaredTooLarge, decodeUtf8, readBodyBytes } from "../core/request/body";
-import { essenceOf } from "../core/request/body-plan";
 
 /** The body read: what the transport parses as the POST's messages, and why each of some calls failed already. */
 export interface ReadMessages {

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { essenceOf, isJsonEssence } from "../core/request/body-plan";
+import { essenceOf, isJsonEssence } from "../core/media-type";
 import { streamFormatOf } from "../core/route/respond";
 import type { OpenAPIDocument } from "../openapi/types";
 import { argumentMaySet } from "./headers";

@@ -1,8 +1,5 @@
 import type { Context } from "hono";
-import { bodyTooLarge } from "../../core/request/body";
-import { requestReadingAgain } from "../../core/request/body-plan";
-import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
-import { type MultipartEntry, multipartBlob } from "../../core/request/multipart";
+import { bodyTooLarge, type IncomingRequest, type MultipartEntry, multipartBlob } from "../../core/request/incoming";
 import { NodeBackedIncoming } from "../node-request";
 
 /** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
@@ -19,8 +16,8 @@ export function honoIncoming(args: unknown[]): HonoIncoming {
 }
 
 /**
- * A Hono call's request. Once specroute has read the body, `c.req.raw` is the request with a body that
- * reads again (see `requestReadingAgain`), so `c.req.raw.json()`, `clone()`, `body` and Hono's own
+ * A Hono call's request. Once specroute has read the body, `c.req.raw` is the request the core hands
+ * back, whose body reads again (see `keep`), so `c.req.raw.json()`, `clone()`, `body` and Hono's own
  * `c.req.json()`, `c.req.parseBody()` and the rest read it as it arrived. The platform Request is
  * never altered. A body a middleware read through `c.req` first is read from Hono's body cache.
  */
@@ -71,9 +68,9 @@ export class HonoIncoming extends NodeBackedIncoming implements IncomingRequest 
     });
   }
 
-  keep(body: ReadBodyCopy): void {
+  keep(again: Request): void {
     // A public field of Hono's request wrapper, which apps read and assign; c.req.json() and the rest read through it.
-    this.c.req.raw = requestReadingAgain(this.request, body);
+    this.c.req.raw = again;
   }
 
   /** The body a middleware read through `c.req`, when one did; undefined when the body is unread. */

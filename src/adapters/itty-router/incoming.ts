@@ -1,5 +1,4 @@
-import { requestOf, requestReadingAgain } from "../../core/request/body-plan";
-import type { IncomingRequest, ReadBodyCopy } from "../../core/request/incoming";
+import { type IncomingRequest, requestOf } from "../../core/request/incoming";
 import { NodeBackedIncoming } from "../node-request";
 
 /** A request as itty-router hands it to handlers: the fetch Request with `params` and `query`. */
@@ -12,8 +11,8 @@ export function ittyIncoming(args: unknown[]): IttyIncoming {
 
 /**
  * An itty-router call's request: read through the fetch Request (the query as itty-router parsed it).
- * Once specroute has read the body, the handler gets a request of specroute's own in its place, which
- * reads that body again (see `requestReadingAgain`); the platform Request is never altered.
+ * Once specroute has read the body, the handler gets the request the core hands back in its place, which
+ * reads that body again (see `keep`); the platform Request is never altered.
  */
 export class IttyIncoming extends NodeBackedIncoming implements IncomingRequest {
   readonly request: Request;
@@ -50,8 +49,8 @@ export class IttyIncoming extends NodeBackedIncoming implements IncomingRequest 
     return this.request.body;
   }
 
-  keep(body: ReadBodyCopy): void {
-    this.args = [requestReadingAgain(this.args[0] as Request, body), ...this.args.slice(1)];
+  keep(again: Request): void {
+    this.args = [again, ...this.args.slice(1)];
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Mounted, WithRoute } from "../../client/route-types";
-import { requestOf } from "../../core/request/body-plan";
+import { requestOf } from "../../core/request/incoming";
 import type { OpenAPIRouteClass } from "../../core/route/open-api-route";
 import type { ErrorFormat } from "../../errors/render";
 import type { OpenAPIRegistryMerger } from "../../openapi/registry";

@@ -1,3 +1,7 @@
+// A request body as bytes, whatever route reads it: read within a limit, decoded, parsed as JSON with
+// guards, and read again by the handler through a Request of specroute's own; and `requestOf`, which
+// reads a request-like object (chanfana-style tests) as a Request. The media type and schema a route
+// reads it by are read-body.ts's.
 import { InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
 
 /** Default request body limit: 1 MiB. */
@@ -171,4 +175,163 @@ export function nestingExceeds(root: object, limit: number): boolean {
     }
   }
   return false;
+}
+
+// The body as the handler reads it: a Request of specroute's own that reads the copy again, built by the
+// core and handed to the adapter (`IncomingRequest.keep`). The platform Request is never altered.
+
+/**
+ * What specroute read of a request body, kept for the handler to read again: the bytes of a JSON or
+ * form body and their text (they were valid UTF-8), or the parts of a multipart body streamed in (whose
+ * raw bytes were never held).
+ */
+export type ReadBodyCopy =
+  | { text: string; bytes: Uint8Array; parts?: undefined; contentType: string | null }
+  | { text?: undefined; parts: MultipartParts; contentType: string };
+
+/** A multipart body's parts as the handler may read them again, rebuilt only when it does (multipart.ts). */
+export interface MultipartParts {
+  /** The whole body, written again around the parts' Files. */
+  blob(): Blob;
+  formData(): FormData;
+}
+
+/** Fields of a request a copy takes over, where the runtime has them (Workers leaves several out). */
+const INIT_FIELDS = ["cache", "credentials", "integrity", "keepalive", "mode", "referrer", "referrerPolicy", "cf"];
+
+/**
+ * Every field of `request` as a RequestInit, read through whatever wraps it (itty-router's AutoRouter
+ * hands handlers a Proxy, which the runtime's Request constructor does not take as a Request).
+ */
+function initOf(request: Request): RequestInit {
+  const init: Record<string, unknown> = {
+    method: request.method,
+    headers: request.headers,
+    redirect: request.redirect,
+    signal: request.signal,
+  };
+  for (const field of INIT_FIELDS) {
+    const value = (request as unknown as Record<string, unknown>)[field];
+    // A navigation's mode cannot be given to a constructor; the copy is then a plain request.
+    if (value !== undefined && !(field === "mode" && value === "navigate")) init[field] = value;
+  }
+  return init;
+}
+
+/** The body specroute read, as one Blob: its bytes, or a multipart body rebuilt around its parts' Files. */
+function blobOf(body: ReadBodyCopy): Blob {
+  return body.parts
+    ? body.parts.blob()
+    : new Blob([body.bytes as Uint8Array<ArrayBuffer>], { type: body.contentType ?? "" });
+}
+
+/**
+ * A new Request with every field of `request` and the body specroute read of it, which reads like the
+ * body as it arrived: what a handler is given in place of a request whose body was consumed. The
+ * platform Request itself is never altered. A GET or HEAD gets no body: a Request cannot have one.
+ */
+export function requestWithBody(request: Request, body: ReadBodyCopy): Request {
+  const init = initOf(request);
+  if (request.method === "GET" || request.method === "HEAD") return new Request(request.url, init);
+  return new Request(request.url, { ...init, body: blobOf(body) });
+}
+
+/**
+ * `request` with a body that reads again, as many times as asked: its body members (`json`, `text`,
+ * `arrayBuffer`, `bytes`, `blob`, `formData`, `body`, `bodyUsed`) answer from what specroute read, and
+ * `clone()` makes a Request with every field of the original and that body. Everything else (headers,
+ * URL, signal, what a router or middleware put on it) is the original's, which is left as it is. Costs
+ * one object until something reads the body.
+ *
+ * @example
+ * const again = requestReadingAgain(request, { text, bytes, contentType });
+ * await again.json(); await again.text(); // both answer
+ */
+export function requestReadingAgain(request: Request, body: ReadBodyCopy): Request {
+  return new Proxy(request, new ReadingAgain(body));
+}
+
+/** The proxy handler behind `requestReadingAgain`; body members are made when read, not per request. */
+class ReadingAgain implements ProxyHandler<Request> {
+  constructor(private readonly copy: ReadBodyCopy) {}
+
+  get(target: Request, key: string | symbol): unknown {
+    switch (key) {
+      case "text":
+        return () => this.text();
+      case "json":
+        return () => this.text().then(JSON.parse);
+      case "arrayBuffer":
+        return () => blobOf(this.copy).arrayBuffer();
+      case "bytes":
+        return async () => new Uint8Array(await blobOf(this.copy).arrayBuffer());
+      case "blob":
+        return async () => blobOf(this.copy);
+      case "formData":
+        return () => this.formData();
+      case "body":
+        return blobOf(this.copy).stream();
+      // Every body member answers again, so the body counts as unread.
+      case "bodyUsed":
+        return false;
+      case "clone":
+        return () => requestWithBody(target, this.copy);
+    }
+    const value = Reflect.get(target, key, target);
+    // The platform's methods check that they run on a real Request: they are called on the original.
+    return typeof value === "function" ? value.bind(target) : value;
+  }
+
+  private async text(): Promise<string> {
+    return this.copy.parts ? blobOf(this.copy).text() : this.copy.text;
+  }
+
+  private async formData(): Promise<FormData> {
+    const { copy } = this;
+    if (copy.parts) return copy.parts.formData();
+    return new Response(copy.bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": copy.contentType ?? "" },
+    }).formData();
+  }
+}
+
+// Request-like objects (chanfana-style tests pass `{ method, url, json }`), read as Requests.
+// Those requestOf() wrapped; readBody() asks their own json() instead of reading a stream.
+const requestLikes = new WeakSet<object>();
+
+/**
+ * The request as specroute reads it. A fetch `Request` is returned as it is; a request-like object
+ * (chanfana-style tests pass `{ method, url, json }`) gets real `Headers` built from its `headers`
+ * (a plain record, or none), inheriting everything else, so validation never trips over its shape.
+ */
+export function requestOf(value: unknown): Request {
+  const request = value as Request;
+  // A real Request first, without reading `headers`: on @hono/node-server that read builds the Headers.
+  if (typeof Request !== "undefined" && request instanceof Request) return request;
+  // `in`, not a property read: itty-router's Proxy would bind a new function on every read.
+  if (typeof request.headers?.get === "function" && "arrayBuffer" in request) return request;
+  const like = Object.create(request, { headers: { value: headersOf(request.headers) } }) as Request;
+  requestLikes.add(like);
+  return like;
+}
+
+/** Whether `requestOf()` found a request-like object rather than a fetch Request. */
+export function isRequestLike(request: Request): boolean {
+  return requestLikes.has(request);
+}
+
+/** Headers from whatever a request-like holds; a name or value no Headers accepts is left out, never a 500. */
+function headersOf(init: unknown): Headers {
+  try {
+    return new Headers(init as HeadersInit | undefined);
+  } catch {
+    const headers = new Headers();
+    if (typeof init !== "object" || init === null) return headers;
+    for (const [name, value] of Object.entries(init)) {
+      try {
+        headers.append(name, String(value));
+      } catch {}
+    }
+    return headers;
+  }
 }

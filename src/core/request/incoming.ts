@@ -1,14 +1,9 @@
+// What the core reads of a request, and what an adapter needs to implement that over its router's request:
+// the one module of core/request the adapters import (the dependency rules hold them to it).
 import { readBodyBytes } from "./body";
-import type { MultipartEntry } from "./multipart";
 
-/**
- * What specroute read of a request body, handed back to the adapter so the handler can read the body
- * again its router's way: the bytes of a JSON or form body and their text (they were valid UTF-8), or
- * the parts of a multipart body streamed in (whose raw bytes were never held).
- */
-export type ReadBodyCopy =
-  | { text: string; bytes: Uint8Array; parts?: undefined; contentType: string | null }
-  | { text?: undefined; parts: MultipartEntry[]; contentType: string };
+export { bodyTooLarge, concatBytes, isLength, readBodyBytes, requestOf } from "./body";
+export { type MultipartEntry, multipartBlob } from "./multipart";
 
 /**
  * One request as the core reads it. Each adapter implements it over what its router hands a handler,
@@ -41,8 +36,12 @@ export interface IncomingRequest {
   readBytes(limit: number, length: number | null, contentType: string | null): Promise<Uint8Array | null>;
   /** The body as a stream, for a body read as it arrives (multipart); null when there is none. */
   stream(contentType: string | null): ReadableStream<Uint8Array> | null;
-  /** Hands back the body specroute read, so that `handle()` can read it again through its router's API. */
-  keep(body: ReadBodyCopy): void;
+  /**
+   * Takes the request the handler is given in place of `request` once specroute has read its body: one
+   * the core built over `request` that reads that body again. The adapter puts it where its router's
+   * handler reads the request (Hono's `c.req.raw`, itty-router's first argument).
+   */
+  keep(again: Request): void;
 }
 
 /**
@@ -81,5 +80,5 @@ export class FetchIncoming implements IncomingRequest {
     return this.request.body;
   }
 
-  keep(_body: ReadBodyCopy): void {}
+  keep(_again: Request): void {}
 }

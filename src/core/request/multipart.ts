@@ -1,5 +1,5 @@
 import { type InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
-import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey } from "./body";
+import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey, type MultipartParts } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
 export interface MultipartLimits {
@@ -81,8 +81,13 @@ export function multipartBlob(parts: readonly MultipartEntry[], contentType: str
   return new Blob(chunks, { type: contentType });
 }
 
+/** The parts read, as the handler's request reads them again (`requestReadingAgain`): rebuilt when asked. */
+export function partsReadAgain(parts: readonly MultipartEntry[], contentType: string): MultipartParts {
+  return { blob: () => multipartBlob(parts, contentType), formData: () => multipartFormData(parts) };
+}
+
 /** The parts as FormData, dropped parts left out. */
-export function multipartFormData(parts: readonly MultipartEntry[]): FormData {
+function multipartFormData(parts: readonly MultipartEntry[]): FormData {
   const form = new FormData();
   for (const { name, value } of parts) if (value !== undefined) form.append(name, value);
   return form;

@@ -9,7 +9,7 @@ import {
 } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import { parseStandard, seam, standardSchemaOf } from "../../schema";
-import { essenceOf, isJsonEssence } from "../request/body-plan";
+import { essenceOf, isJsonEssence } from "../media-type";
 import type { ContentObject, OpenAPIRouteSchema } from "../schema-types";
 import { type MediaOffer, negotiate, type Offer, type Serializer } from "./negotiate";
 

@@ -21,12 +21,11 @@ import {
   compileBodyPlan,
   type MediaPlan,
   type PlainTextRule,
-  type ReadBody,
-  readBody,
   withPlainText,
 } from "../request/body-plan";
 import type { IncomingRequest } from "../request/incoming";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
+import { type ReadBody, readBody } from "../request/read-body";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
 import { ambientCredential, type SecurityDocument } from "../security/ambient";
 import type { Authenticator, AuthOption, SecurityRequirement } from "../security/auth";
