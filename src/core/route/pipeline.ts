@@ -6,9 +6,8 @@ import type { CompiledRoute } from "./compile";
 import { answerFailure, Failure } from "./failure";
 import { callHandleError, type RequestContext, type ServedEndpoint } from "./open-api-route";
 import { isResponse } from "./respond";
-
-import type { RoutePlan, ValidationResult } from "./route-plan";
-import { enterSpan, type RouteTrace, type TraceSpan } from "./tracing";
+import type { ValidationResult } from "./route-plan";
+import { enterSpan, type RouteTrace, type TraceAttributes, type TraceSpan } from "./tracing";
 
 /**
  * The handler a router registers for a route: the route is compiled on its first request (a route that
@@ -30,7 +29,7 @@ export function routeHandler(
  * Runs one request: a per-request object inheriting from the route's instance, validation, `handle`,
  * and the conversion of its result; a failure is rendered and answered, or thrown to the router (see
  * `answerFailure`). Synchronous when validation and `handle` are: a promise is made only where
- * something is awaited, one step per wait.
+ * something is awaited, one step per wait. A traced route runs the same steps in its request's span.
  */
 export function runEndpoint(
   route: CompiledRoute,
@@ -38,143 +37,244 @@ export function runEndpoint(
   incoming: IncomingRequest,
 ): Response | Promise<Response> {
   if (route.trace) return runTraced(route, served, incoming, route.trace);
-  return runLimited(route, served, incoming, undefined);
+  return new Exchange(route, served, incoming, UNTRACED).run();
 }
+
+/** No attributes, for a span that has none when it starts. */
+const NO_ATTRIBUTES: TraceAttributes = Object.freeze({});
+
+/** The span of a request its router does not trace: every call does nothing, and `child()` is itself. */
+const UNTRACED: TraceSpan = Object.freeze({
+  child: () => UNTRACED,
+  event() {},
+  run: <T>(work: () => T): T => work(),
+  set() {},
+  end() {},
+});
+
+/** Which step failed: validation's failures are delivered as such to the router (see `Failure`). */
+type FailedStep = "validation" | "handler";
 
 /**
- * A limited route's successful answers carry its RateLimit headers (a 429 carries them on its exception).
- * Other errors do not, on either router: on Hono they are answered by the app's error hook, and the
- * document lists the headers on the route's own answers and the 429.
+ * One request on its way through its route, and each step it takes: the compiled route, what the
+ * router handed in, the request's own endpoint object (`this` in `handle()`), what validation gave, and
+ * the span the request is traced in (`UNTRACED` on a router without tracing).
  */
-function runLimited(
-  route: CompiledRoute,
-  served: ServedEndpoint,
-  incoming: IncomingRequest,
-  span: TraceSpan | undefined,
-): Response | Promise<Response> {
-  const policy = route.plan.rateLimit;
-  if (policy === null) return run(route, served, incoming, undefined, span);
-  const state: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
-  const answer = run(route, served, incoming, state, span);
-  const withHeaders = (response: Response) =>
-    response.status < 400 ? policy.withHeaders(response, state.rateLimit) : response;
-  return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
-}
+class Exchange {
+  readonly ctx: RequestContext;
+  /** What validation gave, filled as it reads: a failure held for `handle()` still hands it what was read. */
+  readonly result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined };
+  /** Set when the route itself rejected under an idempotency key: its failure goes to the router as it is. */
+  private routeRejected = false;
 
-function run(
-  route: CompiledRoute,
-  served: ServedEndpoint,
-  incoming: IncomingRequest,
-  state: ValidationResult | undefined,
-  span: TraceSpan | undefined,
-): Response | Promise<Response> {
-  const ctx = route.newRequestState(incoming.args, served);
-  const validating = span?.child("validate", "internal", {});
-  // Kept here, so a failure held for handle() still hands it what was read (and who was authenticated).
-  const result = state ?? { validated: {}, unvalidated: {}, principal: undefined };
-  let validation: ReturnType<RoutePlan["validate"]>;
-  try {
-    validation = route.plan.validate(incoming, result);
-  } catch (thrown) {
-    return failValidation(route, ctx, incoming, result, thrown, span, validating);
+  constructor(
+    readonly route: CompiledRoute,
+    served: ServedEndpoint,
+    readonly incoming: IncomingRequest,
+    readonly span: TraceSpan,
+  ) {
+    this.ctx = route.newRequestState(incoming.args, served);
   }
-  if (validation instanceof Promise) {
-    return validation.then(
-      (validated) => handleValidated(route, ctx, incoming, validated, span, validating),
-      (thrown) => failValidation(route, ctx, incoming, result, thrown, span, validating),
-    );
-  }
-  return handleValidated(route, ctx, incoming, validation, span, validating);
-}
 
-function handleValidated(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: ValidationResult,
-  span: TraceSpan | undefined,
-  validating: TraceSpan | undefined,
-): Response | Promise<Response> {
-  validating?.end();
-  const policy = route.plan.idempotency;
-  // The common route (untraced, no idempotency keys) makes no closure.
-  if (policy === null && span === undefined) return handleRequest(route, ctx, incoming, result);
-  const handle = () =>
-    span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
-  if (policy === null) return handle();
-  // After validation, so a request refused with a 400 never claims its key.
-  let fromRoute = false;
-  const execute = () => {
-    const answer = handle();
+  /**
+   * Validates, then handles. A limited route's successful answers carry its RateLimit headers (a 429
+   * carries them on its exception). Other errors do not, on either router: on Hono they are answered by
+   * the app's error hook, and the document lists the headers on the route's own answers and the 429.
+   */
+  run(): Response | Promise<Response> {
+    const policy = this.route.plan.rateLimit;
+    const answer = this.validate();
+    if (policy === null) return answer;
+    const withHeaders = (response: Response) =>
+      response.status < 400 ? policy.withHeaders(response, this.result.rateLimit) : response;
+    return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
+  }
+
+  private validate(): Response | Promise<Response> {
+    const validating = this.span.child("validate", "internal", NO_ATTRIBUTES);
+    let validation: ValidationResult | Promise<ValidationResult>;
+    try {
+      validation = this.route.plan.validate(this.incoming, this.result);
+    } catch (thrown) {
+      return this.failValidation(thrown, validating);
+    }
+    if (validation instanceof Promise) {
+      return validation.then(
+        () => this.handleValidated(validating),
+        (thrown) => this.failValidation(thrown, validating),
+      );
+    }
+    return this.handleValidated(validating);
+  }
+
+  private handleValidated(validating: TraceSpan): Response | Promise<Response> {
+    validating.end();
+    const policy = this.route.plan.idempotency;
+    if (policy === null) return this.handle();
+    // After validation, so a request refused with a 400 never claims its key.
+    const { incoming, result } = this;
+    const request = {
+      key: incoming.header("idempotency-key"),
+      request: incoming.request,
+      bodyBytes: result.bodyBytes,
+      principal: result.principal,
+      authenticatedBy: result.authenticatedBy,
+      env: this.route.plan.bindingsOf(incoming.args),
+      args: incoming.args,
+    };
+    // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
+    return policy
+      .run(request, () => this.handleRecordingRejection())
+      .catch((thrown) => (this.routeRejected ? Promise.reject(thrown) : this.fail(thrown, "handler")));
+  }
+
+  private handleRecordingRejection(): Response | Promise<Response> {
+    const answer = this.handle();
     if (!(answer instanceof Promise)) return answer;
     return answer.catch((thrown) => {
-      fromRoute = true;
+      this.routeRejected = true;
       throw thrown;
     });
-  };
-  const request = {
-    key: incoming.header("idempotency-key"),
-    request: incoming.request,
-    bodyBytes: result.bodyBytes,
-    principal: result.principal,
-    authenticatedBy: result.authenticatedBy,
-    env: route.plan.bindingsOf(incoming.args),
-    args: incoming.args,
-  };
-  // The route's own failure was answered already; the key's (400, 409, 422) and the store's are answered here.
-  return policy
-    .run(request, execute)
-    .catch((thrown) => (fromRoute ? Promise.reject(thrown) : fail(route, ctx, incoming, thrown, false)));
-}
-
-function handleRequest(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  validation: ValidationResult,
-): Response | Promise<Response> {
-  enterValidated(ctx, incoming, validation);
-  let result: unknown;
-  try {
-    result = ctx.handle(...ctx.args);
-  } catch (thrown) {
-    return failHandled(route, ctx, incoming, thrown);
   }
-  // As with validation: a promise only where `handle` returned one, so a synchronous handler stays synchronous.
-  if (isThenable(result)) {
+
+  /**
+   * A request that failed validation: answered now, or, on a route raising it when asked, handed to
+   * `handle()` with the failure held for its `getValidatedData()` (see `answerHandled`). Only 400s are
+   * held: a refused authentication, a body too large or of the wrong type is answered before the handler.
+   */
+  private failValidation(thrown: unknown, validating: TraceSpan): Response | Promise<Response> {
+    endValidationSpan(validating, thrown);
+    if (!this.route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
+      return this.fail(thrown, "validation");
+    }
+    this.ctx.heldFailure = thrown;
+    return this.handle();
+  }
+
+  /** Calls `handle()` (in a span of its own when traced) with what validation gave. */
+  private handle(): Response | Promise<Response> {
+    const { ctx, span } = this;
+    this.enterValidated();
+    const handling =
+      span === UNTRACED
+        ? UNTRACED
+        : span.child("handle", "internal", { "code.function.name": this.route.endpoint.constructor.name });
+    if (handling !== UNTRACED) enterSpan(ctx, handling);
+    let result: unknown;
+    try {
+      // The untraced call makes no closure.
+      result = handling === UNTRACED ? ctx.handle(...ctx.args) : handling.run(() => ctx.handle(...ctx.args));
+    } catch (thrown) {
+      handling.end(handlerErrorType(thrown));
+      return this.failHandled(thrown);
+    }
+    // As with validation: a promise only where `handle` returned one, so a synchronous handler stays synchronous.
+    if (!isThenable(result)) return this.answerHandled(result, handling);
     return Promise.resolve(result).then(
-      (value) => answerHandled(route, ctx, incoming, value),
-      (thrown) => failHandled(route, ctx, incoming, thrown),
+      (value) => this.answerHandled(value, handling),
+      (thrown) => {
+        handling.end(handlerErrorType(thrown));
+        return this.failHandled(thrown);
+      },
     );
   }
-  return answerHandled(route, ctx, incoming, result);
-}
 
-/**
- * A request that failed validation: answered now, or, on a route raising it when asked, handed to
- * `handle()` with the failure held for its `getValidatedData()` (see `answerHandled`). Only 400s are
- * held: a refused authentication, a body too large or of the wrong type is answered before the handler.
- */
-function failValidation(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: ValidationResult,
-  thrown: unknown,
-  span: TraceSpan | undefined,
-  validating: TraceSpan | undefined,
-): Response | Promise<Response> {
-  if (validating) endValidationSpan(validating, thrown);
-  if (!route.plan.raisesWhenAsked || !(thrown instanceof MultiException) || thrown.status !== 400) {
-    return fail(route, ctx, incoming, thrown, true);
+  private enterValidated(): void {
+    const { ctx, result } = this;
+    ctx.unvalidatedData = result.unvalidated;
+    // What parsed of a request that failed is no validated data: the handler gets the failure instead.
+    if (ctx.heldFailure === undefined) ctx.validatedData = result.validated;
+    ctx.authPrincipal = result.principal;
+    // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
+    ctx.args = this.incoming.args;
   }
-  ctx.heldFailure = thrown;
-  return span ? handleInSpan(route, ctx, incoming, result, span) : handleRequest(route, ctx, incoming, result);
+
+  /**
+   * What `handle()` returned, answered. On a request whose validation failure is held: a handler that
+   * never asked for its data, or asked and caught the 400, answers the 400 all the same, unless it answered
+   * an error of its own (a Response of status 400 or more), since the document promises the 400 for input
+   * the schema refuses.
+   */
+  private answerHandled(result: unknown, handling: TraceSpan): Response | Promise<Response> {
+    handling.end();
+    const held = this.ctx.heldFailure;
+    if (held === undefined || (isResponse(result) && result.status >= 400)) return this.respond(result);
+    setAside(result);
+    return this.fail(held, "validation");
+  }
+
+  /**
+   * What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). On a
+   * request whose failure is held, anything else thrown answers for itself only as an error: a thrown
+   * `Response` of status below 400, or one `handleError()` made of the error, gives way to the 400.
+   */
+  private failHandled(thrown: unknown): Promise<Response> {
+    const held = this.ctx.heldFailure;
+    if (held === undefined) return this.fail(thrown, "handler");
+    if (thrown === held) return this.fail(thrown, "validation");
+    return this.fail(thrown, "handler").then((response) => {
+      if (response.status >= 400) return response;
+      setAside(response);
+      return this.fail(held, "validation");
+    });
+  }
+
+  /** `handle()`'s result as a Response; with the router's `validateResponse`, checked (and stripped) first. */
+  private respond(result: unknown): Response | Promise<Response> {
+    if (this.route.responder.validates) return this.validateAndRespond(result);
+    return this.toResponse(result);
+  }
+
+  private toResponse(result: unknown): Response | Promise<Response> {
+    const { responder } = this.route;
+    try {
+      // Only a route that offers several formats reads Accept.
+      const accept = responder.readsAccept ? this.incoming.header("accept") : null;
+      return responder.toResponse(result, accept, this.incoming.request);
+    } catch (thrown) {
+      return this.fail(thrown, "handler");
+    }
+  }
+
+  private async validateAndRespond(result: unknown): Promise<Response> {
+    const { route } = this;
+    let checked: unknown;
+    try {
+      checked = await (route.validatesResponseItself
+        ? this.ctx.validateResponse(result)
+        : route.responder.validate(result));
+    } catch (cause) {
+      // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
+      const thrown = new ResponseValidationException("Response body does not match schema", { cause });
+      return this.fail(thrown, "handler");
+    }
+    return this.toResponse(checked);
+  }
+
+  /** `handleError` sees what was thrown; its Response, or the error rendered and delivered, is the answer. */
+  private async fail(thrown: unknown, step: FailedStep): Promise<Response> {
+    const { route } = this;
+    let error: unknown = thrown;
+    if (!route.passthroughErrors) {
+      try {
+        error = await callHandleError(this.ctx, thrown);
+      } catch (rethrown) {
+        error = rethrown;
+      }
+    }
+    if (isResponse(error)) return error;
+    const exception = toApiException(error, route.handlerZodErrors);
+    const requestId = needsRequestId(exception) ? requestIdFor(this.incoming.request) : undefined;
+    const response = renderException(exception, route.errorFormat, requestId);
+    const duringValidation = step === "validation";
+    const failure = new Failure(error, thrown, exception, response, duringValidation, requestId, route.label);
+    return answerFailure(failure, route.passthroughErrors, route.failureAs);
+  }
 }
 
 /** Each field that failed validation is an event of the validation span: its path and message, never its value. */
 function endValidationSpan(validating: TraceSpan, thrown: unknown): void {
-  if (isApiException(thrown) && thrown.isVisible) {
+  if (validating !== UNTRACED && isApiException(thrown) && thrown.isVisible) {
     for (const { path, message } of thrown.buildResponse()) {
       if (!path) continue;
       validating.event("specroute.validation.failed", {
@@ -186,123 +286,10 @@ function endValidationSpan(validating: TraceSpan, thrown: unknown): void {
   validating.end();
 }
 
-/**
- * What `handle()` returned, answered. On a request whose validation failure is held: a handler that
- * never asked for its data, or asked and caught the 400, answers the 400 all the same, unless it answered
- * an error of its own (a Response of status 400 or more), since the document promises the 400 for input
- * the schema refuses.
- */
-function answerHandled(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: unknown,
-): Response | Promise<Response> {
-  const held = ctx.heldFailure;
-  if (held === undefined || (isResponse(result) && result.status >= 400)) {
-    return respond(route, ctx, incoming, result);
-  }
-  setAside(result);
-  return fail(route, ctx, incoming, held, true);
-}
-
 /** An answer the held 400 replaces: its body cancelled, so a stream it started (a timer, a subscription) ends. */
 function setAside(answer: unknown): void {
   if (!isResponse(answer) || answer.body === null || answer.bodyUsed) return;
   answer.body.cancel().catch(() => {});
-}
-
-/**
- * What `handle()` threw, failed: the held validation failure it was raised (counts as validation's). On a
- * request whose failure is held, anything else thrown answers for itself only as an error: a thrown
- * `Response` of status below 400, or one `handleError()` made of the error, gives way to the 400.
- */
-function failHandled(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  thrown: unknown,
-): Promise<Response> {
-  const held = ctx.heldFailure;
-  if (held === undefined) return fail(route, ctx, incoming, thrown, false);
-  if (thrown === held) return fail(route, ctx, incoming, thrown, true);
-  return fail(route, ctx, incoming, thrown, false).then((response) => {
-    if (response.status >= 400) return response;
-    setAside(response);
-    return fail(route, ctx, incoming, held, true);
-  });
-}
-
-function enterValidated(
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  { validated, unvalidated, principal }: ValidationResult,
-): void {
-  ctx.unvalidatedData = unvalidated;
-  // What parsed of a request that failed is no validated data: the handler gets the failure instead.
-  if (ctx.heldFailure === undefined) ctx.validatedData = validated;
-  ctx.authPrincipal = principal;
-  // Reading the body may have given the handler new arguments (itty-router: the request that reads it again).
-  ctx.args = incoming.args;
-}
-
-function respond(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: unknown,
-  validate = route.responder.validates,
-): Response | Promise<Response> {
-  // With the router's `validateResponse`, the result is checked (and stripped) first.
-  if (validate) return validateAndRespond(route, ctx, incoming, result);
-  try {
-    // Only a route that offers several formats reads Accept.
-    const accept = route.responder.readsAccept ? incoming.header("accept") : null;
-    return route.responder.toResponse(result, accept, incoming.request);
-  } catch (thrown) {
-    return fail(route, ctx, incoming, thrown, false);
-  }
-}
-
-async function validateAndRespond(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: unknown,
-): Promise<Response> {
-  let checked: unknown;
-  try {
-    checked = await (route.validatesResponseItself ? ctx.validateResponse(result) : route.responder.validate(result));
-  } catch (cause) {
-    // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
-    const thrown = new ResponseValidationException("Response body does not match schema", { cause });
-    return fail(route, ctx, incoming, thrown, false);
-  }
-  return respond(route, ctx, incoming, checked, false);
-}
-
-/** `handleError` sees what was thrown; its Response, or the error rendered and delivered, is the answer. */
-async function fail(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  thrown: unknown,
-  duringValidation: boolean,
-): Promise<Response> {
-  let error: unknown = thrown;
-  if (!route.passthroughErrors) {
-    try {
-      error = await callHandleError(ctx, thrown);
-    } catch (rethrown) {
-      error = rethrown;
-    }
-  }
-  if (isResponse(error)) return error;
-  const exception = toApiException(error, route.handlerZodErrors);
-  const requestId = needsRequestId(exception) ? requestIdFor(incoming.request) : undefined;
-  const response = renderException(exception, route.errorFormat, requestId);
-  const failure = new Failure(error, thrown, exception, response, duringValidation, requestId, route.label);
-  return answerFailure(failure, route.passthroughErrors, route.failureAs);
 }
 
 /** Whether `handle` returned something to wait for (a promise, or any thenable, as `await` would take it). */
@@ -313,11 +300,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-// Tracing. A route whose router has a `tracing` option runs the same steps as above (its validation in a
-// span of its own, see `run`), the handler call in a span under the request's; a route without one never
-// reaches this code.
+// Tracing. A route whose router has a `tracing` option runs the same steps in its request's span (kind
+// SERVER, named by the route), validation and the handler call in spans under it.
 
-/** Runs one request in its span (kind SERVER, named by the route), ended with the answer's status. */
+/** Runs one request in its span, ended with the answer's status. */
 function runTraced(
   route: CompiledRoute,
   served: ServedEndpoint,
@@ -329,7 +315,7 @@ function runTraced(
   const span = trace.tracing.request(name, attributes, (header) => incoming.header(header));
   let answer: Response | Promise<Response>;
   try {
-    answer = span.run(() => runLimited(route, served, incoming, span));
+    answer = span.run(() => new Exchange(route, served, incoming, span).run());
   } catch (thrown) {
     endThrown(span, thrown);
     throw thrown;
@@ -349,44 +335,6 @@ function requestAttributes(trace: RouteTrace, incoming: IncomingRequest) {
   // The path alone: the query may carry what the app would not log.
   const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/, 1)[0] || "/";
   return { "http.request.method": method.toUpperCase(), "http.route": trace.route, "url.path": path };
-}
-
-function handleInSpan(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  validation: ValidationResult,
-  span: TraceSpan,
-): Response | Promise<Response> {
-  enterValidated(ctx, incoming, validation);
-  const handling = span.child("handle", "internal", { "code.function.name": route.endpoint.constructor.name });
-  enterSpan(ctx, handling);
-  let result: unknown;
-  try {
-    result = handling.run(() => ctx.handle(...ctx.args));
-  } catch (thrown) {
-    handling.end(handlerErrorType(thrown));
-    return failHandled(route, ctx, incoming, thrown);
-  }
-  if (!isThenable(result)) return handledInSpan(route, ctx, incoming, result, handling);
-  return Promise.resolve(result).then(
-    (value) => handledInSpan(route, ctx, incoming, value, handling),
-    (thrown) => {
-      handling.end(handlerErrorType(thrown));
-      return failHandled(route, ctx, incoming, thrown);
-    },
-  );
-}
-
-function handledInSpan(
-  route: CompiledRoute,
-  ctx: RequestContext,
-  incoming: IncomingRequest,
-  result: unknown,
-  handling: TraceSpan,
-): Response | Promise<Response> {
-  handling.end();
-  return answerHandled(route, ctx, incoming, result);
 }
 
 /** What `handle` threw, as `error.type`: none for a framework error the client is to blame for (a 404, a 409). */
