@@ -150,7 +150,7 @@ export class ServedDocument {
           method: entry.method,
           path: toOpenAPIPath(base + entry.path),
           schema: { ...schema, operationId, ...security, rateLimit: route.plan.rateLimit ?? false },
-          negotiates: route.responder.readsAccept,
+          negotiates: route.responses.readsAccept,
         },
       ];
     });

@@ -250,8 +250,8 @@ export class ServedRoute implements ServedEndpoint {
   }
 
   /** @internal */
-  get responder() {
-    return this.route().responder;
+  get responses() {
+    return this.route().responses;
   }
 
   /** @internal */
@@ -271,9 +271,9 @@ export class ServedRoute implements ServedEndpoint {
   }
 
   /** @internal */
-  async validate(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
+  async validateRequest(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
     const incoming = this.definition.router.incomingFor(request, args);
-    return (await this.route().plan.validate(incoming, undefined, false)).validated;
+    return (await this.route().plan.validateRequest(incoming, undefined, false)).validated;
   }
 }
 

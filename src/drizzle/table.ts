@@ -16,7 +16,7 @@ import type { z } from "zod";
 import type { FilterCondition, Model, ModelSchema } from "../endpoints/types";
 import { membersOf } from "../schema";
 import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "../sql/codec";
-import { containsPattern } from "../sql/dialect";
+import { assertCount, containsPattern } from "../sql/dialect";
 import {
   DatabaseError,
   IncompleteKeyError,
@@ -36,14 +36,7 @@ import {
   unchangedColumns,
 } from "../sql/plan";
 import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../sql/storage";
-import {
-  assertCount,
-  KeyedTable,
-  type PlannedUpdate,
-  seekPage,
-  seekTravel,
-  type UpdateStatement,
-} from "../sql/storage";
+import { KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "../sql/storage";
 import { type DrizzleDatabase, type DrizzleDialect, dialectOf, type TableShape } from "./dialects";
 
 /** A Drizzle database and, when the endpoint has a logger, where each statement goes before it runs. */

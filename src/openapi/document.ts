@@ -10,10 +10,9 @@ import type {
 import type { Authenticator } from "../core/security/auth";
 import { RouteSecurity } from "../core/security/security";
 import { isErrorEnvelopeSchema, sharedResponseName } from "../errors/exceptions";
-import { COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
+import { adaptPlainSchema, COMPONENT_REF_PREFIX, type SchemaIO, seam } from "../schema";
 import { frameworkResponses, isAutomatic, type ResponseEntry } from "./automatic-responses";
 import { ComponentCollector } from "./components";
-import { adaptPlainSchema } from "./plain-schema";
 import { PROBLEM_COMPONENT, PROBLEM_MEDIA_TYPE, problemDetailsSchema } from "./problem-details";
 import type { DocumentConfig, DocumentRoute, OpenAPIDocument, OpenAPIVersion } from "./types";
 

@@ -5,7 +5,7 @@ import { isStandardJsonSchema, lacksJsonSchema } from "./standard/json-view";
 import { standardSeam } from "./standard/standard-seam";
 import { zodSeam } from "./zod/zod-seam";
 
-export { adaptPlainSchema } from "./dialect";
+export { adaptPlainSchema } from "./plain-schema";
 export { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaObject } from "./schema-object";
 export type {
   ColumnKind,

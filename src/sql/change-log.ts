@@ -7,7 +7,7 @@ import type {
   RecordedChange,
   Retention,
 } from "../live/types";
-import type { Dialect } from "./dialect";
+import { assertCount, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
 /** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
@@ -76,10 +76,6 @@ function rowText(row: ChangeRow): string {
   return JSON.stringify(row, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
 
-function assertCount(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
-}
-
 interface ChangeLine {
   seq: number | string | bigint;
   kind: string;
@@ -143,8 +139,8 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
   }
 
   async readAfter(driver: SqlDriver, collection: string, afterSeq: number, limit: number): Promise<RecordedChange[]> {
-    assertCount("afterSeq", afterSeq);
-    assertCount("limit", limit);
+    assertCount(afterSeq, "afterSeq");
+    assertCount(limit, "limit");
     await this.ready(driver);
     const { dialect } = driver;
     const q = dialect.quote;
@@ -186,7 +182,7 @@ ORDER BY ${q("seq")} ${limitClause}`,
   }
 
   async trim(driver: SqlDriver, collection: string, retention: Retention): Promise<void> {
-    assertCount("retention.count", retention.count);
+    assertCount(retention.count, "retention.count");
     if (!(retention.maxAgeMs >= 0)) throw new RangeError("retention.maxAgeMs must be a non-negative number");
     const { newest } = await this.bounds(driver, collection);
     if (newest === 0) return;

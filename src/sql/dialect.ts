@@ -104,3 +104,15 @@ export function* errorChain(error: unknown): Generator<Record<string, unknown>> 
     current = (current as { cause?: unknown }).cause;
   }
 }
+
+/**
+ * A count written into SQL text (a limit, an offset, a sequence number): refused unless it is a
+ * non-negative safe integer, so nothing but digits reaches the statement.
+ *
+ * @example
+ * assertCount(-1, "offset") // throws RangeError("offset must be a non-negative integer")
+ */
+export function assertCount(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
+  return value;
+}

@@ -110,16 +110,6 @@ export interface StorageTable<Session> {
 }
 
 /**
- * Refuses a limit or offset that is not a non-negative safe integer.
- *
- * @example
- * assertCount(-1, "offset") // throws RangeError("offset must be a non-negative integer")
- */
-export function assertCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
-}
-
-/**
  * The value of every primary key column from EQ conditions; refuses (IncompleteKeyError) to go on
  * without all of them, since an update or delete would then touch more than one row.
  *

@@ -2,14 +2,14 @@ import type { z } from "zod";
 import type { FilterCondition, Model, ModelSchema } from "../endpoints/types";
 import { membersOf } from "../schema";
 import { type ColumnKind, columnKind, decodeValue, encodeValue, mayBeNull } from "./codec";
-import type { Dialect, UniqueViolation } from "./dialect";
+import { assertCount, type Dialect, type UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
 import { beyondCondition, keysetColumns, keysetOrder, type OrderTerm, pageOrder, unchangedColumns } from "./plan";
 import { StatementBuilder } from "./statement";
 import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "./storage";
-import { assertCount, KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "./storage";
+import { KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "./storage";
 
 export interface SqlTableOptions {
   /** Every column of the table; defaults to the model's schema. */

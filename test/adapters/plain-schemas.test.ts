@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contentJson, OpenAPIRoute } from "../../src";
-import { adaptPlainSchema } from "../../src/openapi/plain-schema";
+import { adaptPlainSchema } from "../../src/schema";
 import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 import { danglingRefs, redoclyErrors, validateDocument } from "../openapi/helpers";
 

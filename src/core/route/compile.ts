@@ -41,7 +41,7 @@ export interface CompiledRoute {
   readonly schema: OpenAPIRouteSchema;
   readonly method: string;
   readonly plan: RoutePlan;
-  readonly responder: ResponsePlan;
+  readonly responses: ResponsePlan;
   /** The endpoint overrides `validateResponse()`, so the router's `validateResponse` calls it (as chanfana does). */
   readonly validatesResponseItself: boolean;
   /** A request's own object: inherits from `endpoint`, with its own copy of each mutable class field. */
@@ -71,14 +71,14 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
   const constructed = constructedFields.get(endpoint) ?? fieldSnapshot(endpoint);
   const schema = endpoint.getSchema();
   checkSchemaSlots(schema);
-  const responder = new ResponsePlan(schema, options.validateResponse, options.serializers, options);
-  const validationFailures = strictestOrder(endpoint, options, responder);
+  const responses = new ResponsePlan(schema, options.validateResponse, options.serializers, options);
+  const validationFailures = strictestOrder(endpoint, options, responses);
   return Object.freeze({
     endpoint,
     schema,
     method: options.method,
     plan: new RoutePlan(schema, { ...options, validationFailures }),
-    responder,
+    responses,
     validatesResponseItself: endpoint.validateResponse !== OpenAPIRoute.prototype.validateResponse,
     newRequestState: requestStateFactory(endpoint, perRequestFields(endpoint, constructed)),
     errorFormat: options.errorFormat,
@@ -93,11 +93,11 @@ export function compileRoute(endpoint: OpenAPIRoute, options: CompileOptions): C
  * The route's order of errors: `"before-handle"` where its class or its router asks for it, and for a
  * route that streams, whose handler may only ask for its data once the stream's headers are sent.
  */
-function strictestOrder(endpoint: OpenAPIRoute, options: CompileOptions, responder: ResponsePlan): ValidationFailures {
+function strictestOrder(endpoint: OpenAPIRoute, options: CompileOptions, responses: ResponsePlan): ValidationFailures {
   const declared = (endpoint.constructor as OpenAPIRouteClass).validationFailures;
   const ownClass = checkedValidationFailures(declared, "static validationFailures");
   if (ownClass === "before-handle" || options.validationFailures === "before-handle") return "before-handle";
-  return responder.streams.length > 0 ? "before-handle" : "when-asked";
+  return responses.streams.length > 0 ? "before-handle" : "when-asked";
 }
 
 /**

@@ -198,7 +198,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
       raiseHeldFailure(this as unknown as RequestContext);
       if (this.validatedData !== undefined) return this.validatedData;
     }
-    return served.validate(request, this.args);
+    return served.validateRequest(request, this.args);
   }
 
   /**
@@ -221,7 +221,7 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
    * const checked = await this.validateResponse({ id: 1, secret: "x" }); // { id: 1 }
    */
   async validateResponse(resp: unknown): Promise<unknown> {
-    return responsePlanOf(this).validate(resp);
+    return responsePlanOf(this).validateResponse(resp);
   }
 }
 
@@ -230,13 +230,13 @@ export abstract class OpenAPIRoute<HandleArgs extends Array<object> = any> {
  * `execute()`, `validateRequest()` and the response helpers use.
  */
 export interface ServedEndpoint {
-  readonly responder: ResponsePlan;
+  readonly responses: ResponsePlan;
   /** The fetch Request among the router's handler arguments. */
   requestOf(args: unknown[]): Request;
   /** Runs the route for the router's handler arguments, as the router does. */
   serve(args: unknown[]): Response | Promise<Response>;
   /** `request` validated against the route's plan; `args` are the router arguments of the request being handled. */
-  validate(request: Request, args: unknown[]): Promise<Record<string, unknown>>;
+  validateRequest(request: Request, args: unknown[]): Promise<Record<string, unknown>>;
 }
 
 /** @internal Where an endpoint instance (and each request's object) keeps how it is served. */
@@ -258,7 +258,7 @@ function servedOf(endpoint: OpenAPIRoute, method: string): ServedEndpoint {
 function responsePlanOf(endpoint: OpenAPIRoute): ResponsePlan {
   // An endpoint used outside a router compiles its responses on demand.
   return (
-    (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED]?.responder ??
+    (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED]?.responses ??
     new ResponsePlan(endpoint.getSchemaZod(), false)
   );
 }

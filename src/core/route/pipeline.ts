@@ -83,18 +83,18 @@ class Exchange {
    */
   run(): Response | Promise<Response> {
     const policy = this.route.plan.rateLimit;
-    const answer = this.validate();
+    const answer = this.validateRequest();
     if (policy === null) return answer;
     const withHeaders = (response: Response) =>
       response.status < 400 ? policy.withHeaders(response, this.result.rateLimit) : response;
     return answer instanceof Promise ? answer.then(withHeaders) : withHeaders(answer);
   }
 
-  private validate(): Response | Promise<Response> {
+  private validateRequest(): Response | Promise<Response> {
     const validating = this.span.child("validate", "internal", NO_ATTRIBUTES);
     let validation: ValidationResult | Promise<ValidationResult>;
     try {
-      validation = this.route.plan.validate(this.incoming, this.result);
+      validation = this.route.plan.validateRequest(this.incoming, this.result);
     } catch (thrown) {
       return this.failValidation(thrown, validating);
     }
@@ -221,16 +221,16 @@ class Exchange {
 
   /** `handle()`'s result as a Response; with the router's `validateResponse`, checked (and stripped) first. */
   private respond(result: unknown): Response | Promise<Response> {
-    if (this.route.responder.validates) return this.validateAndRespond(result);
+    if (this.route.responses.validates) return this.validateAndRespond(result);
     return this.toResponse(result);
   }
 
   private toResponse(result: unknown): Response | Promise<Response> {
-    const { responder } = this.route;
+    const { responses } = this.route;
     try {
       // Only a route that offers several formats reads Accept.
-      const accept = responder.readsAccept ? this.incoming.header("accept") : null;
-      return responder.toResponse(result, accept, this.incoming.request);
+      const accept = responses.readsAccept ? this.incoming.header("accept") : null;
+      return responses.toResponse(result, accept, this.incoming.request);
     } catch (thrown) {
       return this.fail(thrown, "handler");
     }
@@ -242,7 +242,7 @@ class Exchange {
     try {
       checked = await (route.validatesResponseItself
         ? this.ctx.validateResponse(result)
-        : route.responder.validate(result));
+        : route.responses.validateResponse(result));
     } catch (cause) {
       // The cause (the ZodError) reaches the log with the request id; the client sees "Internal Error".
       const thrown = new ResponseValidationException("Response body does not match schema", { cause });

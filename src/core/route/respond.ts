@@ -67,7 +67,7 @@ export class ResponsePlan {
    * `result` checked and stripped by its schema: a JSON Response by its status's, a plain object by
    * the 200 one. Anything else, or without a zod schema, passes unchanged; a mismatch throws the ZodError.
    */
-  async validate(result: unknown): Promise<unknown> {
+  async validateResponse(result: unknown): Promise<unknown> {
     // A stream's items are checked one by one as they are written.
     if (result === null || typeof result !== "object" || isAsyncIterable(result)) return result;
     if (!isResponse(result)) {

@@ -180,7 +180,7 @@ export class RoutePlan {
    * exception naming every bad field. Synchronous when nothing needs waiting for (no authentication, no
    * body to read, no async schema): a plain GET then costs no promise at all.
    */
-  validate(
+  validateRequest(
     incoming: IncomingRequest,
     result: ValidationResult = { validated: {}, unvalidated: {}, principal: undefined },
     /** Whether the request counts against the route's rate limit: not when `validateRequest()` reads it again. */

@@ -1,4 +1,4 @@
-import { adaptPlainSchema } from "../dialect";
+import { adaptPlainSchema } from "../plain-schema";
 import { COMPONENT_REF_PREFIX, type ConvertedSchema, type SchemaIO, type SchemaObject } from "../schema-object";
 import type { ColumnKind, FieldKind, ScalarKind, SchemaSeam, SchemaTarget, UnwrapSide } from "../seam";
 import {

@@ -1,4 +1,4 @@
-import { type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
+import { assertCount, type Dialect, errorChain, isDataException, LIKE_ESCAPE, type UniqueViolation } from "../dialect";
 
 // ER_DUP_ENTRY: "Duplicate entry '<value>' for key '<index>'"; MySQL 8.0.19+ writes '<table>.<index>'.
 const DUPLICATE_KEY = /for key '([^']+)'$/;
@@ -23,11 +23,6 @@ export function mysqlUniqueViolation(error: unknown): UniqueViolation | null {
   return null;
 }
 
-function assertCount(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError("LIMIT/OFFSET must be a non-negative integer");
-  return value;
-}
-
 /**
  * MySQL 5.7+/8 and MariaDB, without RETURNING: written rows are re-selected by primary key and a
  * deleted row is selected before the DELETE (two statements, not atomic against concurrent writers).
@@ -50,8 +45,8 @@ export const mysqlDialect: Dialect = {
   // MySQL already sorts NULL first ascending and last descending.
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"}`,
   // Inlined (checked integers): MySQL 8 rejects the DOUBLE-typed LIMIT parameters some clients send in prepared statements.
-  limitOffset: (limit, offset) => `LIMIT ${assertCount(limit)} OFFSET ${assertCount(offset)}`,
-  limit: (limit) => `LIMIT ${assertCount(limit)}`,
+  limitOffset: (limit, offset) => `LIMIT ${assertCount(limit, "limit")} OFFSET ${assertCount(offset, "offset")}`,
+  limit: (limit) => `LIMIT ${assertCount(limit, "limit")}`,
   uniqueViolation: mysqlUniqueViolation,
   // Text compared byte for byte (a `_ci` collation would let 'Ada' -> 'ADA' pass as unchanged); JSON as the
   // engine normalises it (JSON_EXTRACT '$': MySQL's JSON type, MariaDB's whitespace-free text), then byte for byte.
