@@ -2,23 +2,21 @@ import { type ApiException, isApiException, MultiException } from "../../errors/
 import { isZodError } from "../../errors/render";
 
 /** How a request ended when it did not produce a Response normally. */
-export class Failure {
-  constructor(
-    /** The thrown value, as `handleError` left it. */
-    readonly error: unknown,
-    /** The thrown value before `handleError` saw it (what `passthroughErrors` hands to the router). */
-    readonly thrown: unknown,
-    /** The framework exception it maps to. */
-    readonly exception: ApiException,
-    /** That exception rendered. */
-    readonly response: Response,
-    /** Whether the error came from request validation rather than from `handle`. */
-    readonly duringValidation: boolean,
-    /** Set for failures the client is not told about: the id the response names and the log must show. */
-    readonly requestId: string | undefined,
-    /** The route that failed, as logs name it. */
-    readonly label: string,
-  ) {}
+export interface Failure {
+  /** The thrown value, as `handleError` left it. */
+  readonly error: unknown;
+  /** The thrown value before `handleError` saw it (what `passthroughErrors` hands to the router). */
+  readonly thrown: unknown;
+  /** The framework exception it maps to. */
+  readonly exception: ApiException;
+  /** That exception rendered. */
+  readonly response: Response;
+  /** Whether the error came from request validation rather than from `handle`. */
+  readonly duringValidation: boolean;
+  /** Set for failures the client is not told about: the id the response names and the log must show. */
+  readonly requestId: string | undefined;
+  /** The route that failed, as logs name it. */
+  readonly label: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { renderException, toApiException } from "../../errors/render";
 import { needsRequestId, requestIdFor } from "../../errors/request-id";
 import type { IncomingRequest } from "../request/incoming";
 import type { CompiledRoute } from "./compile";
-import { answerFailure, Failure } from "./failure";
+import { answerFailure, type Failure } from "./failure";
 import { callHandleError, type RequestContext, type ServedEndpoint } from "./open-api-route";
 import { isResponse } from "./respond";
 import type { ValidationResult } from "./route-plan";
@@ -267,7 +267,7 @@ class Exchange {
     const requestId = needsRequestId(exception) ? requestIdFor(this.incoming.request) : undefined;
     const response = renderException(exception, route.errorFormat, requestId);
     const duringValidation = step === "validation";
-    const failure = new Failure(error, thrown, exception, response, duringValidation, requestId, route.label);
+    const failure: Failure = { error, thrown, exception, response, duringValidation, requestId, label: route.label };
     return answerFailure(failure, route.passthroughErrors, route.failureAs);
   }
 }
