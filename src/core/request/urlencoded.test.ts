@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseQuery } from "../../src/core/request/parts";
-import { eachUrlEncoded } from "../../src/core/request/urlencoded";
+import { parseQuery } from "./parts";
+import { eachUrlEncoded } from "./urlencoded";
 
 /**
  * Names and values as the runtime's URLSearchParams reads them: what specroute's reader must match. The
