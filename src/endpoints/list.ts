@@ -429,3 +429,14 @@ export function filterDescription(field: string, operator: FilterOperator): stri
   };
   return `Only objects whose ${field} ${words[operator]}`;
 }
+
+/**
+ * "asc" or "desc" from any casing; anything else (or nothing) is "asc".
+ *
+ * @example
+ * orderDirectionOf("DESC") // "desc"
+ */
+export function orderDirectionOf(direction: string | undefined): OrderByDirection {
+  const normalized = (direction || "asc").toLowerCase().trim();
+  return normalized === "desc" ? "desc" : "asc";
+}

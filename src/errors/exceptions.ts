@@ -380,3 +380,24 @@ export function isApiException(err: unknown): err is ApiException {
     typeof (err as ApiException).status === "number"
   );
 }
+
+/**
+ * A new exception like `template` (same class, message and fields), so concurrent requests never
+ * throw, and mutate, the one instance a `constraintsMessages` map holds.
+ *
+ * @example
+ * throw freshException(this.constraintsMessages["users.email"]);
+ */
+export function freshException<E extends Error>(template: E): E {
+  if (template instanceof InputValidationException) {
+    return new InputValidationException(template.message, template.path ? [...template.path] : null) as never;
+  }
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(template)), template) as E;
+  Object.defineProperty(copy, "message", { value: template.message, writable: true, configurable: true });
+  Object.defineProperty(copy, "stack", {
+    value: new Error(template.message).stack,
+    writable: true,
+    configurable: true,
+  });
+  return copy;
+}

@@ -4,11 +4,12 @@
  * StatementBuilder over the SQLite dialect, and UNIQUE violations are read by the SQLite dialect.
  * Only the text format is chanfana's: bare identifiers and numbered `?N` placeholders.
  */
+
+import { orderDirectionOf } from "../endpoints/list";
 import type { FilterCondition, Filters, Logger, OrderByDirection } from "../endpoints/types";
-import { ApiException, InputValidationException, isApiException } from "../errors/exceptions";
+import { ApiException, freshException, InputValidationException, isApiException } from "../errors/exceptions";
 import type { Dialect } from "./dialect";
 import { sqliteDialect, sqliteUniqueViolation } from "./dialects/sqlite";
-import type { D1DatabaseLike } from "./drivers/d1";
 import { InvalidValueError } from "./errors";
 import { identifierProblem } from "./identifiers";
 import { StatementBuilder, whereClause } from "./statement";
@@ -83,17 +84,6 @@ export function validateColumnName(columnName: string, validColumns?: string[]):
     throw new ApiException(`Invalid column name "${columnName}": not found in schema`);
   }
   return column;
-}
-
-/**
- * "asc" or "desc" from any casing; anything else (or nothing) is "asc".
- *
- * @example
- * validateOrderDirection("DESC") // "desc"
- */
-export function validateOrderDirection(direction: string | undefined): OrderByDirection {
-  const normalized = (direction || "asc").toLowerCase().trim();
-  return normalized === "desc" ? "desc" : "asc";
 }
 
 /**
@@ -179,46 +169,7 @@ export function buildWhereClause(conditions: string[]): string {
  * buildOrderByClause("name", "desc") // "ORDER BY name desc"
  */
 export function buildOrderByClause(column: string, direction: OrderByDirection): string {
-  return `ORDER BY ${d1TextDialect.orderBy(validateColumnName(column), validateOrderDirection(direction))}`;
-}
-
-/**
- * The D1 binding `dbName` from the environment `getBindings(args)` returns; ApiException when it
- * is missing or has no `prepare`.
- *
- * @example
- * const db = getD1Binding((args) => this.params.router.getBindings(args), this.args, "DB");
- */
-export function getD1Binding(
-  getBindings: (args: any[]) => Record<string, any>,
-  args: any[],
-  dbName: string,
-): D1DatabaseLike {
-  const binding = getBindings(args)?.[dbName];
-  if (binding === undefined) throw new ApiException(`Binding "${dbName}" is not defined in worker`);
-  if (typeof binding?.prepare !== "function") throw new ApiException(`Binding "${dbName}" is not a D1 binding`);
-  return binding;
-}
-
-/**
- * A new exception like `template` (same class, message and fields), so concurrent requests never
- * throw, and mutate, the one instance a `constraintsMessages` map holds.
- *
- * @example
- * throw freshException(this.constraintsMessages["users.email"]);
- */
-export function freshException<E extends Error>(template: E): E {
-  if (template instanceof InputValidationException) {
-    return new InputValidationException(template.message, template.path ? [...template.path] : null) as never;
-  }
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(template)), template) as E;
-  Object.defineProperty(copy, "message", { value: template.message, writable: true, configurable: true });
-  Object.defineProperty(copy, "stack", {
-    value: new Error(template.message).stack,
-    writable: true,
-    configurable: true,
-  });
-  return copy;
+  return `ORDER BY ${d1TextDialect.orderBy(validateColumnName(column), orderDirectionOf(direction))}`;
 }
 
 /**
@@ -243,3 +194,8 @@ export function handleDbError(
   if (template && isApiException(template)) throw freshException(template);
   throw new ApiException("Database operation failed");
 }
+
+// chanfana's names for what the SQL endpoints use themselves, kept where they live.
+export { orderDirectionOf as validateOrderDirection } from "../endpoints/list";
+export { freshException } from "../errors/exceptions";
+export { d1Binding as getD1Binding } from "./drivers/d1";

@@ -1,3 +1,4 @@
+import { ApiException } from "../../errors/exceptions";
 import { sqliteDialect } from "../dialects/sqlite";
 import type { SqlDriver } from "../driver";
 import { toSqliteValue } from "./values";
@@ -66,4 +67,22 @@ export function d1Driver(db: D1DatabaseLike): SqlDriver {
     };
   }
   return driver;
+}
+
+/**
+ * The D1 binding `dbName` from the environment `getBindings(args)` returns; ApiException when it
+ * is missing or has no `prepare`.
+ *
+ * @example
+ * const db = d1Binding((args) => this.params.router.getBindings(args), this.args, "DB");
+ */
+export function d1Binding(
+  getBindings: (args: any[]) => Record<string, any>,
+  args: any[],
+  dbName: string,
+): D1DatabaseLike {
+  const binding = getBindings(args)?.[dbName];
+  if (binding === undefined) throw new ApiException(`Binding "${dbName}" is not defined in worker`);
+  if (typeof binding?.prepare !== "function") throw new ApiException(`Binding "${dbName}" is not a D1 binding`);
+  return binding;
 }

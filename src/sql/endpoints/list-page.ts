@@ -1,6 +1,5 @@
-import { DEFAULT_PER_PAGE, type ListEndpoint } from "../../endpoints/list";
+import { DEFAULT_PER_PAGE, type ListEndpoint, orderDirectionOf } from "../../endpoints/list";
 import type { ListCursor, ListFilters, ListResult } from "../../endpoints/types";
-import { validateOrderDirection } from "../d1-helpers";
 import type { ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "../storage";
 
 /** A table's two ways of reading a page: by offset with a count, or by keyset from a position. */
@@ -23,7 +22,7 @@ export async function listPage(
   const page = Number(options[endpoint.pageFieldName] ?? 1);
   const per_page = Math.min(Number(options[endpoint.perPageFieldName] ?? DEFAULT_PER_PAGE), endpoint.maxPerPage);
   const order_by = options[endpoint.orderByFieldName] as string | undefined;
-  const order_by_direction = validateOrderDirection(options[endpoint.orderByDirectionFieldName] as string | undefined);
+  const order_by_direction = orderDirectionOf(options[endpoint.orderByDirectionFieldName] as string | undefined);
   const search = filters.filters.find((condition) => condition.operator === "LIKE");
   const where = {
     filters: filters.filters.filter((condition) => condition.operator !== "LIKE"),

@@ -2,10 +2,9 @@ import { requestSpan } from "../../core/route/tracing";
 import type { OpenAPIRouteSchema } from "../../core/schema-types";
 import type { Logger } from "../../endpoints/types";
 import type { LiveStorage } from "../../live/record";
-import { getD1Binding } from "../d1-helpers";
 import type { SqlDriver } from "../driver";
 import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
-import { d1Driver } from "../drivers/d1";
+import { d1Binding, d1Driver } from "../drivers/d1";
 import { sqlLiveStorage } from "../live";
 import { SqlTable } from "../table";
 import { tracedDriver } from "../traced-driver";
@@ -193,7 +192,7 @@ export function SqlBacked<TBase extends EndpointClass>(Base: TBase): TBase & Sql
      * getDBBinding() { return this.params.router.getBindings(this.args).REPLICA; }
      */
     getDBBinding(): D1DatabaseLike {
-      return getD1Binding((args) => environment(this, args), this.args, this.dbName ?? "");
+      return d1Binding((args) => environment(this, args), this.args, this.dbName ?? "");
     }
   }
   return SqlBackedEndpoint;

@@ -2,10 +2,15 @@ import type { ResponseConfig } from "../../core/schema-types";
 import type { ModelEndpoint } from "../../endpoints/base";
 import type { ResolvedMeta } from "../../endpoints/meta";
 import type { Logger } from "../../endpoints/types";
-import { ApiException, ConflictException, InputValidationException, isApiException } from "../../errors/exceptions";
+import {
+  ApiException,
+  ConflictException,
+  freshException,
+  InputValidationException,
+  isApiException,
+} from "../../errors/exceptions";
 import { type LiveStorage, recordedWrite, type WriteOutcome } from "../../live/record";
 import { membersOf } from "../../schema";
-import { freshException } from "../d1-helpers";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "../errors";
 import type { StorageTable } from "../storage";
 
