@@ -154,7 +154,7 @@ function buildOperation(schema: OpenAPIRouteSchema, ctx: BuildContext, served = 
   if (schema.request?.body) operation.requestBody = buildRequestBody(schema.request.body, ctx);
   const { enforced, documented } = RouteSecurity.of(schema);
   for (const authenticator of enforced) declareScheme(authenticator, ctx);
-  operation.responses = buildResponses(documentedResponses(schema, enforced, negotiates, served, ctx), ctx);
+  operation.responses = buildResponses(documentedResponses({ schema, enforced, negotiates, served }, ctx), ctx);
   copyDefined(schema, operation, ["deprecated"]);
   if (documented !== undefined) operation.security = documented;
   else if (enforced.length === 0 && served) ctx.unsecured.push(operation);
@@ -199,19 +199,24 @@ function declareScheme(authenticator: Authenticator<unknown>, ctx: BuildContext)
   }
 }
 
+/** What decides an operation's responses: its schema, the schemes enforced on it, and how it is served. */
+interface AnsweringRoute {
+  schema: OpenAPIRouteSchema;
+  enforced: readonly Authenticator<unknown>[];
+  /** Whether its 200 offers several media types, chosen by `Accept`. */
+  negotiates: boolean;
+  /** A route specroute validates, whose own answers the framework adds (see `buildOperation`). */
+  served: boolean;
+}
+
 /**
  * The responses an operation documents, as `[status, entry]` in the order of their record's keys. A record
  * keyed by status codes holds them as V8 array elements, several hundred holes each, which every copy and
  * every listing of its keys walks: one record is made only where a policy or `Vary` adds to the route's.
  */
-function documentedResponses(
-  schema: OpenAPIRouteSchema,
-  enforced: readonly Authenticator<unknown>[],
-  negotiates: boolean,
-  served: boolean,
-  ctx: BuildContext,
-): ResponseEntry[] {
-  const answered = answeredResponses(schema, enforced, negotiates, served, ctx);
+function documentedResponses(route: AnsweringRoute, ctx: BuildContext): ResponseEntry[] {
+  const { schema, negotiates } = route;
+  const answered = answeredResponses(route, ctx);
   const limit = schema.rateLimit;
   if (!schema.idempotency && typeof limit !== "object" && !negotiates) return answered;
   // A route that declares no responses at all gets the policies' default 200.
@@ -227,10 +232,7 @@ function documentedResponses(
  * status wins), or, with automatic responses off, without the entries the framework derived.
  */
 function answeredResponses(
-  schema: OpenAPIRouteSchema,
-  enforced: readonly Authenticator<unknown>[],
-  negotiates: boolean,
-  served: boolean,
+  { schema, enforced, negotiates, served }: AnsweringRoute,
   ctx: BuildContext,
 ): ResponseEntry[] {
   const declared = Object.entries(schema.responses ?? {});
@@ -343,7 +345,8 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, w
     }
     const at = `${where}[${JSON.stringify(mediaType)}]`;
     const entry: Json = {};
-    if ("itemSchema" in media) Object.assign(entry, describeStream(mediaType, media.itemSchema, io, ctx, at));
+    if ("itemSchema" in media)
+      Object.assign(entry, describeStream(mediaType, describeAt(media.itemSchema, io, ctx, `${at}.itemSchema`), ctx));
     else if (media.schema !== undefined) entry.schema = describeAt(media.schema, io, ctx, `${at}.schema`);
     if (media.example !== undefined) entry.example = media.example;
     if (media.examples !== undefined) entry.examples = media.examples;
@@ -357,10 +360,9 @@ function buildContent(content: ContentObject, io: SchemaIO, ctx: BuildContext, w
 
 /**
  * A streamed media type: OpenAPI 3.2 describes each item (`itemSchema`); 3.0 and 3.1 have no word for
- * that, so the body is a string and the item's schema goes in the `x-itemSchema` extension.
+ * that, so the body is a string and the item's schema (`item`, described) goes in the `x-itemSchema` extension.
  */
-function describeStream(mediaType: string, itemSchema: unknown, io: SchemaIO, ctx: BuildContext, at: string): Json {
-  const item = describeAt(itemSchema, io, ctx, `${at}.itemSchema`);
+function describeStream(mediaType: string, item: Json, ctx: BuildContext): Json {
   if (ctx.version === "3.2") return { itemSchema: item };
   const framing = streamFormatOf(mediaType) === "sse" ? "Server-Sent Events" : "JSON Lines";
   return {

@@ -206,22 +206,15 @@ function stringOwn(schema: core.$ZodType, own: SchemaObject, ctx: ProcessorConte
 }
 
 /** One side's bound; an exclusive one is the bound plus `exclusive…: true` in OpenAPI 3.0, the number itself after. */
-function writeBound(
-  own: SchemaObject,
-  inclusiveKey: "minimum" | "maximum",
-  exclusiveKey: "exclusiveMinimum" | "exclusiveMaximum",
+function boundKeywords(
+  side: "minimum" | "maximum",
   bound: unknown,
   exclusive: boolean,
   openapi30: boolean,
-): void {
-  if (!exclusive) {
-    if (typeof bound === "number") own[inclusiveKey] = bound;
-  } else if (openapi30) {
-    own[inclusiveKey] = bound;
-    own[exclusiveKey] = true;
-  } else {
-    own[exclusiveKey] = bound;
-  }
+): SchemaObject {
+  const exclusiveKey = side === "minimum" ? "exclusiveMinimum" : "exclusiveMaximum";
+  if (!exclusive) return typeof bound === "number" ? { [side]: bound } : {};
+  return openapi30 ? { [side]: bound, [exclusiveKey]: true } : { [exclusiveKey]: bound };
 }
 
 function numberOwn(schema: core.$ZodType, own: SchemaObject, ctx: ProcessorContext): void {
@@ -229,8 +222,8 @@ function numberOwn(schema: core.$ZodType, own: SchemaObject, ctx: ProcessorConte
   own.type = isInt ? "integer" : "number";
   const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= ((minimum as number) ?? -Infinity);
   const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= ((maximum as number) ?? Infinity);
-  writeBound(own, "minimum", "exclusiveMinimum", exMin ? exclusiveMinimum : minimum, exMin, ctx.openapi30);
-  writeBound(own, "maximum", "exclusiveMaximum", exMax ? exclusiveMaximum : maximum, exMax, ctx.openapi30);
+  Object.assign(own, boundKeywords("minimum", exMin ? exclusiveMinimum : minimum, exMin, ctx.openapi30));
+  Object.assign(own, boundKeywords("maximum", exMax ? exclusiveMaximum : maximum, exMax, ctx.openapi30));
   for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
     const bound = own[key];
     if (typeof bound === "number" && !Number.isFinite(bound)) ctx.markNotJson();
