@@ -63,8 +63,14 @@ export class StatementBuilder {
       }
       case "null":
         return `${this.id(condition.column)} ${condition.isNull ? "IS NULL" : "IS NOT NULL"}`;
-      case "contains":
-        return this.search({ columns: condition.columns, term: condition.term });
+      case "contains": {
+        // Wildcards in the term are taken literally; one placeholder per column, as positional `?` needs.
+        const pattern = containsPattern(condition.term);
+        const tests = condition.columns.map((name) =>
+          this.dialect.containsInsensitive(this.id(name), this.bind(pattern)),
+        );
+        return `(${tests.join(" OR ")})`;
+      }
       case "row": {
         const bound = condition.values.map((value) => this.bind(encode(value)));
         const quoted = condition.columns.map((name) => this.id(name));
@@ -82,14 +88,6 @@ export class StatementBuilder {
   /** Whether an equality with `values` needs the dialect's exact test beside it: strings, where the dialect has one. */
   #exact(values: readonly unknown[]): boolean {
     return this.dialect.exactText !== undefined && values.every((value) => typeof value === "string");
-  }
-
-  /** A case-insensitive "contains" test over several columns, with wildcards in the term taken literally; no columns match nothing. */
-  search(search: SearchClause): string {
-    if (search.columns.length === 0) return "1 = 0";
-    const pattern = containsPattern(search.term);
-    const tests = search.columns.map((name) => this.dialect.containsInsensitive(this.id(name), this.bind(pattern)));
-    return `(${tests.join(" OR ")})`;
   }
 
   /** ` WHERE a AND b`, or nothing when there is no condition. */

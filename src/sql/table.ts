@@ -6,7 +6,15 @@ import { assertCount, type Dialect, type UniqueViolation } from "./dialect";
 import type { SqlDriver, SqlStatement } from "./driver";
 import { DatabaseError, InvalidValueError, UniqueViolationError } from "./errors";
 import { assertIdentifier, parseTableName } from "./identifiers";
-import { beyondCondition, keysetColumns, keysetOrder, type OrderTerm, pageOrder, unchangedColumns } from "./plan";
+import {
+  beyondCondition,
+  keysetColumns,
+  keysetOrder,
+  type OrderTerm,
+  pageOrder,
+  searchCondition,
+  unchangedColumns,
+} from "./plan";
 import { StatementBuilder } from "./statement";
 import type { CountQuery, ListPage, ListQuery, SeekPage, SeekQuery, SqlRow } from "./storage";
 import { KeyedTable, type PlannedUpdate, seekPage, seekTravel, type UpdateStatement } from "./storage";
@@ -270,7 +278,16 @@ export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
 
   /** The WHERE of a listing: its filters, and its search. */
   #where(sql: StatementBuilder, query: CountQuery): string {
-    return sql.where([...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])]);
+    return sql.where(this.#listConditions(sql, query));
+  }
+
+  /** A listing's filters, and its search planned as DrizzleTable plans it (over no column it matches nothing). */
+  #listConditions(sql: StatementBuilder, query: CountQuery): string[] {
+    const conditions = this.#conditions(sql, query.filters);
+    if (query.search) {
+      conditions.push(sql.render(searchCondition(query.search.columns, query.search.term), encodeValue));
+    }
+    return conditions;
   }
 
   protected async selectUnchanged(
@@ -325,7 +342,7 @@ export class SqlTable extends KeyedTable<SqlDriver, SqlWrite> {
     const { backwards, travel } = seekTravel(query);
 
     const sql = new StatementBuilder(driver.dialect);
-    const conditions = [...this.#conditions(sql, query.filters), ...(query.search ? [sql.search(query.search)] : [])];
+    const conditions = this.#listConditions(sql, query);
     if (query.from) {
       const nullableColumn = column !== undefined && this.#nullable.has(column) ? column : undefined;
       const beyond = beyondCondition(keysetColumns(this.primaryKeys, column), nullableColumn, travel, query.from.key);

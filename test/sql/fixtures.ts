@@ -37,6 +37,14 @@ export const Member = z.object({
   score: z.number(),
 });
 
+/** A row with a version column (the model's `versionField`) that every write through its table increments. */
+export const Versioned = z.object({
+  id: z.number().int(),
+  label: z.string(),
+  stock: z.number().int(),
+  version: z.number().int(),
+});
+
 /** DDL of the item-shaped tables (catalog, writes) per family, with the DB defaults the tests expect. */
 function itemsDdl(family: Family, table: string): string {
   switch (family) {
@@ -91,14 +99,35 @@ function membersDdl(family: Family, table: string): string {
     PRIMARY KEY (${q("org")}, ${q("user_id")}))`;
 }
 
+function versionedDdl(family: Family, table: string): string {
+  switch (family) {
+    case "sqlite":
+      return `CREATE TABLE "${table}" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "label" TEXT NOT NULL, "stock" INTEGER NOT NULL DEFAULT 0, "version" INTEGER NOT NULL DEFAULT 1)`;
+    case "postgres":
+      return `CREATE TABLE "${table}" ("id" SERIAL PRIMARY KEY, "label" TEXT NOT NULL, "stock" INTEGER NOT NULL DEFAULT 0, "version" INTEGER NOT NULL DEFAULT 1)`;
+    case "mysql":
+      return `CREATE TABLE \`${table}\` (\`id\` INT AUTO_INCREMENT PRIMARY KEY, \`label\` VARCHAR(100) NOT NULL, \`stock\` INT NOT NULL DEFAULT 0, \`version\` INT NOT NULL DEFAULT 1) DEFAULT CHARSET = utf8mb4`;
+  }
+}
+
 /** Per-run table names, so concurrent runs and engines sharing a server never collide. */
 export function tableNames(engine: string) {
   const tag = `${engine.replace(/[^a-z0-9]/gi, "").slice(0, 10)}_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
-  return { catalog: `sr_${tag}_catalog`, writes: `sr_${tag}_writes`, members: `sr_${tag}_members` };
+  return {
+    catalog: `sr_${tag}_catalog`,
+    writes: `sr_${tag}_writes`,
+    members: `sr_${tag}_members`,
+    versioned: `sr_${tag}_versioned`,
+  };
 }
 
 export function createStatements(family: Family, names: ReturnType<typeof tableNames>): string[] {
-  return [itemsDdl(family, names.catalog), itemsDdl(family, names.writes), membersDdl(family, names.members)];
+  return [
+    itemsDdl(family, names.catalog),
+    itemsDdl(family, names.writes),
+    membersDdl(family, names.members),
+    versionedDdl(family, names.versioned),
+  ];
 }
 
 export function dropStatements(family: Family, names: ReturnType<typeof tableNames>): string[] {

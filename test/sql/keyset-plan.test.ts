@@ -9,18 +9,20 @@ const url = process.env.SPECROUTE_PG_URL;
 const tableName = `cursor_plan_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
 const Score = z.object({ id: z.number().int(), score: z.number().int(), note: z.string().nullable() });
 
-/** A driver that runs nothing but remembers the last statement it was given. */
+/** A driver that runs nothing but remembers the statements it was given, the last one apart. */
 function recorder(driver: SqlDriver) {
   const last = { sql: "", params: [] as unknown[] };
+  const all: { sql: string; params: unknown[] }[] = [];
   const recording: SqlDriver = {
     dialect: driver.dialect,
     async query(sql, params) {
       Object.assign(last, { sql, params });
+      all.push({ sql, params });
       return [];
     },
     execute: driver.execute.bind(driver),
   };
-  return { driver: recording, last };
+  return { driver: recording, last, all };
 }
 
 /** The plan nodes of a statement, depth first. */
@@ -51,12 +53,16 @@ describe.skipIf(!url)(
       await pool?.end();
     });
 
+    async function explain(statement: { sql: string; params: unknown[] }) {
+      const { rows } = await pool.query(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params);
+      return { sql: statement.sql, plan: nodes(rows[0]["QUERY PLAN"][0].Plan) };
+    }
+
     async function planOf(query: Parameters<SqlTable["seek"]>[1]) {
       const { driver: recording, last } = recorder(driver);
       await table.seek(recording, query);
       expect(last.sql).not.toMatch(/OFFSET/i);
-      const { rows } = await pool.query(`EXPLAIN (FORMAT JSON) ${last.sql}`, last.params);
-      return { sql: last.sql, plan: nodes(rows[0]["QUERY PLAN"][0].Plan) };
+      return explain(last);
     }
 
     const cases: [string, Parameters<SqlTable["seek"]>[1], string][] = [
@@ -113,6 +119,19 @@ describe.skipIf(!url)(
         if (query.from) expect(scan["Index Cond"], sql).toMatch(/ROW\(score, id\) [<>] ROW|\(id [<>] /);
       });
     }
+
+    it("reads a numbered page in primary key order, and the first row a filter matches, through an index without sorting", async () => {
+      const { driver: recording, all } = recorder(driver);
+      await table.list(recording, { filters: [], limit: 20, offset: 2000 });
+      await table.selectOne(recording, [{ field: "score", operator: "EQ", value: 40 }]);
+      const [page, one] = all.filter((statement) => /ORDER BY/.test(statement.sql));
+      for (const statement of [page!, one!]) {
+        const { sql, plan } = await explain(statement);
+        const types = plan.map((node) => node["Node Type"]);
+        expect(types, sql).not.toContain("Sort");
+        expect(types, sql).not.toContain("Seq Scan");
+      }
+    });
 
     it("returns the same rows as the whole ordered table, page after page", async () => {
       const { rows: all } = await pool.query(`SELECT id FROM "${tableName}" ORDER BY score DESC, id DESC`);

@@ -18,6 +18,7 @@ import {
   LIST_CASES,
   Member,
   tableNames,
+  Versioned,
   versionQuery,
 } from "./fixtures";
 import { INJECTION_PAYLOADS } from "./injection-payloads";
@@ -57,6 +58,14 @@ export function describeTableSuite(engine: EngineUnderTest): void {
     const catalog = new SqlTable({ tableName: names.catalog, schema: Item, primaryKeys: ["id"] });
     const writes = new SqlTable({ tableName: names.writes, schema: Item, primaryKeys: ["id"] });
     const members = new SqlTable({ tableName: names.members, schema: Member, primaryKeys: ["org", "user_id"] });
+    const versioned = new SqlTable({
+      tableName: names.versioned,
+      schema: Versioned,
+      primaryKeys: ["id"],
+      versionField: "version",
+    });
+    // The same table through a model that names no version column: its writes leave the version as it was.
+    const versionBlind = new SqlTable({ tableName: names.versioned, schema: Versioned, primaryKeys: ["id"] });
     let driver: SqlDriver;
     let close: () => Promise<void>;
     const quoted = (table: string) => driver.dialect.quote(table);
@@ -113,6 +122,17 @@ export function describeTableSuite(engine: EngineUnderTest): void {
       it("inserts a row given its primary key", async () => {
         const row = await writes.insert(driver, { id: 9000, name: "explicit", group: "g" });
         expect(row).toMatchObject({ id: 9000, name: "explicit", price: 0 });
+      });
+
+      it("takes a generated id for a key given as null where the engine generates one; PostgreSQL refuses the NULL", async () => {
+        const inserting = writes.insert(driver, { id: null, name: "null-id", group: "g" });
+        if (engine.family === "postgres") {
+          await expect(inserting).rejects.toBeInstanceOf(DatabaseError);
+          return;
+        }
+        const row = await inserting;
+        expect(row).toMatchObject({ id: expect.any(Number), name: "null-id" });
+        expect(await writes.selectOne(driver, [eq("id", row.id)])).toEqual(row);
       });
 
       it("leaves out undefined values so defaults apply", async () => {
@@ -174,9 +194,18 @@ export function describeTableSuite(engine: EngineUnderTest): void {
         expect(moved).toEqual({ ...row, id: 7000, note: "moved" });
       });
 
+      it("returns the row it wrote when it rewrites a column its conditions narrowed by", async () => {
+        const row = await writes.insert(driver, { name: "upd-6", group: "g" });
+        const moved = await writes.update(driver, [eq("id", row.id), eq("group", "g")], { group: "h" });
+        expect(moved).toEqual({ ...row, group: "h" });
+      });
+
       it("refuses a partial or missing key and changes nothing", async () => {
         const before = await dump(driver, quoted(names.writes), "id");
         await expect(writes.update(driver, [], { note: "all" })).rejects.toBeInstanceOf(IncompleteKeyError);
+        await expect(writes.update(driver, [eq("id", undefined)], { note: "all" })).rejects.toBeInstanceOf(
+          IncompleteKeyError,
+        );
         await expect(writes.update(driver, [eq("name", "alpha")], { note: "all" })).rejects.toBeInstanceOf(
           IncompleteKeyError,
         );
@@ -211,8 +240,80 @@ export function describeTableSuite(engine: EngineUnderTest): void {
         const before = await dump(driver, quoted(names.writes), "id");
         await expect(writes.delete(driver, [])).rejects.toBeInstanceOf(IncompleteKeyError);
         await expect(writes.delete(driver, [eq("group", "g")])).rejects.toBeInstanceOf(IncompleteKeyError);
+        await expect(writes.delete(driver, [eq("id", undefined)])).rejects.toBeInstanceOf(IncompleteKeyError);
         await expect(members.delete(driver, [eq("user_id", 1)])).rejects.toBeInstanceOf(IncompleteKeyError);
         expect(await dump(driver, quoted(names.writes), "id")).toBe(before);
+      });
+    });
+
+    describe("compare-and-swap (ifUnchanged)", () => {
+      it("writes and deletes only while the row is as it was read; after a change the stale read writes nothing", async () => {
+        const row = await writes.insert(driver, { name: "cas-1", group: "g", note: null, tags: ["a"] });
+        const key = [eq("id", row.id)];
+        const read = (await writes.selectOne(driver, key))!;
+        const written = await writes.update(driver, key, { stock: 1 }, { ifUnchanged: read });
+        expect(written).toEqual({ ...row, stock: 1 });
+
+        expect(await writes.update(driver, key, { note: "late" }, { ifUnchanged: read })).toBeNull();
+        expect(await writes.delete(driver, key, { ifUnchanged: read })).toBeNull();
+        expect(await writes.selectOne(driver, key)).toEqual(written);
+
+        const fresh = (await writes.selectOne(driver, key))!;
+        expect(await writes.delete(driver, key, { ifUnchanged: fresh })).toEqual(written);
+        expect(await writes.selectOne(driver, key)).toBeNull();
+      });
+
+      it("compares only the columns the row it is given holds", async () => {
+        const row = await writes.insert(driver, { name: "cas-2", group: "g", stock: 4 });
+        const key = [eq("id", row.id)];
+        await writes.update(driver, key, { note: "by someone else" });
+        const seen = { id: row.id, stock: 4 };
+        expect(await writes.update(driver, key, { stock: 5 }, { ifUnchanged: seen })).toEqual({
+          ...row,
+          note: "by someone else",
+          stock: 5,
+        });
+        expect(await writes.update(driver, key, { stock: 6 }, { ifUnchanged: seen })).toBeNull();
+        expect(await writes.selectOne(driver, key)).toMatchObject({ stock: 5 });
+      });
+
+      it("with a version column, each write takes a new version and a read of an older one writes nothing", async () => {
+        const row = await versioned.insert(driver, { label: "v" });
+        expect(row).toEqual({ id: expect.any(Number), label: "v", stock: 0, version: 1 });
+        const key = [eq("id", row.id)];
+        const written = await versioned.update(driver, key, { label: "w" }, { ifUnchanged: row });
+        expect(written).toEqual({ ...row, label: "w", version: 2 });
+
+        expect(await versioned.update(driver, key, { label: "x" }, { ifUnchanged: row })).toBeNull();
+        expect(await versioned.delete(driver, key, { ifUnchanged: row })).toBeNull();
+        expect(await versioned.selectOne(driver, key)).toEqual(written);
+        expect(await versioned.delete(driver, key, { ifUnchanged: written! })).toEqual(written);
+      });
+
+      it("with a version column, the version alone decides: a change that kept the version does not refuse the write", async () => {
+        const row = await versioned.insert(driver, { label: "v" });
+        const key = [eq("id", row.id)];
+        await versionBlind.update(driver, key, { label: "changed, version kept" });
+        expect(await versioned.update(driver, key, { stock: 3 }, { ifUnchanged: row })).toEqual({
+          ...row,
+          label: "changed, version kept",
+          stock: 3,
+          version: 2,
+        });
+      });
+
+      it("with a version column, a row given without its version is compared by the columns it holds", async () => {
+        const row = await versioned.insert(driver, { label: "v" });
+        const key = [eq("id", row.id)];
+        expect(await versioned.update(driver, key, { stock: 1 }, { ifUnchanged: { id: row.id, label: "v" } })).toEqual({
+          ...row,
+          stock: 1,
+          version: 2,
+        });
+        expect(
+          await versioned.update(driver, key, { stock: 2 }, { ifUnchanged: { id: row.id, label: "w" } }),
+        ).toBeNull();
+        expect(await versioned.selectOne(driver, key)).toMatchObject({ stock: 1, version: 2 });
       });
     });
 
