@@ -1,6 +1,6 @@
 import net from "node:net";
 import { Hono } from "hono";
-import { Router } from "itty-router";
+import { AutoRouter, Router } from "itty-router";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -263,6 +263,33 @@ describe("a Hono middleware that read the body before the endpoint (over HTTP)",
     });
   }
 
+  it("c.req.parseBody() of a multipart upload in a middleware: the endpoint's limits still hold, names as sent", async () => {
+    class Up extends OpenAPIRoute {
+      schema = { request: { body: contentMultipart(z.object({ file: fileField({ maxSize: 10 }) })) }, responses: {} };
+      async handle(c: any) {
+        const { body } = await this.getValidatedData();
+        const parsed = await c.req.parseBody();
+        return { validated: body.file.name, parsed: (parsed.file as File).name, size: body.file.size };
+      }
+    }
+    const app = new Hono();
+    app.use(async (c, next) => {
+      await c.req.parseBody();
+      await next();
+    });
+    fromHono(app).post("/up", Up);
+    const server = await listenOnLoopback((request, env) => app.fetch(request, env));
+    servers.push(server);
+    const send = (content: string) => {
+      const form = new FormData();
+      form.append("file", new File([content], 'a"b.bin'));
+      return fetch(`${server.origin}/up`, { method: "POST", body: form });
+    };
+    expect((await send("x".repeat(11))).status).toBe(413);
+    const ok = await send("x".repeat(10));
+    expect(await ok.json()).toEqual({ validated: 'a"b.bin', parsed: 'a"b.bin', size: 10 });
+  });
+
   it("c.req.raw.text() in a middleware (the body consumed, no cache): an answer, not a hang", async () => {
     const app = new Hono();
     app.use(async (c, next) => {
@@ -411,4 +438,101 @@ describe("a Content-Length the body does not fill (raw HTTP)", () => {
       expect(await next.json()).toEqual({ note: "next" });
     });
   }
+});
+
+describe.each(httpHarnesses)("validateRequest() of what the handler holds, on $name over HTTP", (harness) => {
+  it("the replay, its clone() and a request-like object validate to the same body; a lying json() is a 400", async () => {
+    class Again extends OpenAPIRoute {
+      schema = { request: { body: contentJson(z.object({ n: z.number() })) }, responses: {} };
+      async handle(...args: unknown[]) {
+        const { body } = await this.getValidatedData();
+        const request = ownRequest(args);
+        const own = (await this.validateRequest(request)).body;
+        const cloned = (await this.validateRequest(request.clone())).body;
+        const like = {
+          method: "POST",
+          url: request.url,
+          headers: { "content-type": "application/json" },
+          json: async () => ({ n: body.n + 1 }),
+        } as unknown as Request;
+        const fromLike = (await this.validateRequest(like)).body;
+        const lying = { ...like, json: async () => JSON.parse("{not json") } as unknown as Request;
+        const refused = await this.validateRequest(lying).then(
+          () => "accepted",
+          (err: { status?: number }) => err.status,
+        );
+        return { body, own, cloned, fromLike, refused };
+      }
+    }
+    const { router, request } = harness.make();
+    router.post("/again", Again);
+    const response = await request("/again", jsonBody({ n: 1 }));
+    expect(await response.json()).toEqual({
+      body: { n: 1 },
+      own: { n: 1 },
+      cloned: { n: 1 },
+      fromLike: { n: 2 },
+      refused: 400,
+    });
+  });
+});
+
+describe("itty-router's AutoRouter, a middleware before the endpoint, over HTTP", () => {
+  const servers: Array<{ close(): Promise<void> }> = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  it("the replay keeps params, query and what the middleware put on the request; a form reads again", async () => {
+    class Form extends OpenAPIRoute {
+      schema = {
+        request: {
+          params: z.object({ id: z.string() }),
+          body: contentForm(z.object({ tag: z.array(z.string()) })),
+        },
+        responses: {},
+      };
+      async handle(
+        request: Request & { params: Record<string, string>; query: Record<string, unknown>; user?: string },
+      ) {
+        const { body, params } = await this.getValidatedData();
+        const form = await request.formData();
+        request.user = `${request.user}!`;
+        return {
+          validated: [params.id, body.tag],
+          params: request.params,
+          query: { ...request.query },
+          user: request.user,
+          form: form.getAll("tag"),
+          text: await request.text(),
+        };
+      }
+    }
+    const router = fromIttyRouter(
+      AutoRouter({
+        before: [
+          (request: any) => {
+            request.user = "set-by-middleware";
+          },
+        ],
+      }),
+    );
+    router.post("/things/:id", Form);
+    const server = await listenOnLoopback((request, env) => router.fetch(request, env));
+    servers.push(server);
+    const response = await fetch(`${server.origin}/things/a%20b?q=1&q=2`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "tag=x&tag=y%26z",
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      validated: ["a b", ["x", "y&z"]],
+      params: { id: "a%20b" },
+      query: { q: ["1", "2"] },
+      user: "set-by-middleware!",
+      form: ["x", "y&z"],
+      text: "tag=x&tag=y%26z",
+    });
+  });
 });
