@@ -24,7 +24,7 @@ function ownRequest(args: unknown[]): Request {
   return first.req ? first.req.raw : (first as Request);
 }
 
-/** A raw HTTP/1.1 exchange, for what fetch will not send (a GET with a body, a chunked body). */
+/** A raw HTTP/1.1 exchange, for what fetch will not send (a GET with a body, a body shorter than its Content-Length). */
 function rawRequest(origin: string, head: string, body: Buffer | string): Promise<{ status: number; text: string }> {
   const { port } = new URL(origin);
   return new Promise((resolve, reject) => {
@@ -290,7 +290,7 @@ describe("a Hono middleware that read the body before the endpoint (over HTTP)",
     expect(await ok.json()).toEqual({ validated: 'a"b.bin', parsed: 'a"b.bin', size: 10 });
   });
 
-  it("c.req.raw.text() in a middleware (the body consumed, no cache): an answer, not a hang", async () => {
+  it("c.req.raw.text() in a middleware (the body consumed, no cache): a 500, not a hang", async () => {
     const app = new Hono();
     app.use(async (c, next) => {
       await c.req.raw.text();
@@ -342,7 +342,7 @@ describe.each(httpHarnesses)("more hostile bodies on $name over HTTP", (harness)
     }
   }
 
-  it("where text/plain is refused: every spelling of it, and no Content-Type, are 415s; an empty one passes", async () => {
+  it("where text/plain is refused: every spelling of it, and no Content-Type, are 415s; JSON labelled as JSON passes", async () => {
     const { router, request } = harness.make({ readTextPlainAsJson: false } as any);
     router.post("/note", Note);
     const body = '{"note":"csrf"}';
