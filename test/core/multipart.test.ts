@@ -92,6 +92,19 @@ describe("readMultipart", () => {
     expect((entries![0]!.value as File).type).toBe("application/octet-stream");
   });
 
+  it("undoes the %0A, %0D and %22 a sender writes in quoted names, as the platforms' form readers do (a token is kept as sent)", async () => {
+    const bytes = body([
+      {
+        headers: ['Content-Disposition: form-data; name="a%22b%0d%0Ac"; filename="we%22ird%0D%0aname%25.txt"'],
+        content: "hi",
+      },
+      { headers: ["Content-Disposition: form-data; name=tok%22en"], content: "v" },
+    ]);
+    const entries = await readMultipart(streamed(bytes, 5).request, TYPE, unlimited);
+    expect(entries!.map((entry) => entry.name)).toEqual(['a"b\r\nc', "tok%22en"]);
+    expect((entries![0]!.value as File).name).toBe('we"ird\r\nname%25.txt');
+  });
+
   it("refuses as soon as a part passes its limit, naming the field, then drops the rest", async () => {
     const big = body([
       { headers: ['Content-Disposition: form-data; name="avatar"; filename="big.bin"'], content: "x".repeat(100_000) },

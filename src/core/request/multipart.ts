@@ -281,6 +281,7 @@ function parseDisposition(value: string): Map<string, string> {
         param += value[j];
         j++;
       }
+      param = unescapeQuoted(param);
       const next = value.indexOf(";", j);
       i = next < 0 ? value.length : next + 1;
     } else {
@@ -296,6 +297,16 @@ function parseDisposition(value: string): Map<string, string> {
     }
   }
   return params;
+}
+
+/**
+ * A quoted name or file name with HTML's escapes undone (`%0A`, `%0D`, `%22`, as browsers and `escapeName`
+ * write LF, CR and `"`), in the order the platforms' own form readers undo them (undici, the WHATWG
+ * multipart/form-data parser), so a field is found under the name the form gave it.
+ */
+function unescapeQuoted(param: string): string {
+  if (!param.includes("%")) return param;
+  return param.replace(/%0A/gi, "\n").replace(/%0D/gi, "\r").replace(/%22/g, '"');
 }
 
 /** RFC 8187 `UTF-8''caf%C3%A9.txt`; undefined when it is not that. */
