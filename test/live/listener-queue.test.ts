@@ -1,0 +1,229 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import {
+  betterSqlite3Driver,
+  type ChangeFeedOptions,
+  type ChangeToRecord,
+  changeFeed,
+  recordedWrite,
+  type SqlDriver,
+  sqlLiveStorage,
+} from "../../src";
+import { type ListenerView, listen } from "../../src/live/listen";
+import { CHANGES_TABLE } from "../../src/sql/change-log";
+
+// What each listener of a live collection is sent, on a real SQLite change log, when the log is slow,
+// trimmed or failing under it: every change it may see once, in order, and a lag or an end that always
+// says where to go on from.
+
+/** The project a change's row belongs to; listeners of project 1 see only its rows. */
+type Row = { n: number; project: number };
+
+/** A read of the change log: a page of changes, or where the log stands. */
+type LogRead = "page" | "bounds";
+
+/** A read held until `released` settles; `reached` is called when the read gets there. */
+type Hold = { reached: () => void; released: Promise<void> };
+
+/**
+ * A collection on an in-memory SQLite database whose reads of the log's pages can be held (a slow
+ * database) or made to fail (one that went away), and counted.
+ */
+function slowLog(feedOptions: ChangeFeedOptions = {}) {
+  const driver = betterSqlite3Driver(new Database(":memory:"));
+  const reads = { pages: 0, failing: false };
+  const held: Partial<Record<LogRead, Hold>> = {};
+  const served: SqlDriver = {
+    ...driver,
+    async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+      if (!sql.includes(CHANGES_TABLE)) return driver.query<T>(sql, params);
+      if (reads.failing) throw new Error("the database went away");
+      const read: LogRead = sql.includes("ORDER BY") ? "page" : "bounds";
+      const hold = held[read];
+      delete held[read];
+      hold?.reached();
+      await hold?.released;
+      if (read === "page") reads.pages++;
+      return driver.query<T>(sql, params);
+    },
+  };
+  const live = sqlLiveStorage(changeFeed(feedOptions), served, "rows");
+  let written = 0;
+  return {
+    live,
+    driver,
+    reads,
+    /** Holds the next read of the log's pages (or of its bounds): `reached` once it waits, until `release()`. */
+    holdNext(read: LogRead): { reached: Promise<void>; release: () => void } {
+      let reach!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        reach = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      held[read] = { reached: reach, released };
+      return { reached, release };
+    },
+    /** One transaction recording a created row for each of `projects`, in order. */
+    async write(...projects: number[]): Promise<void> {
+      const changes: ChangeToRecord[] = projects.map((project) => ({
+        kind: "created",
+        row: { n: ++written, project },
+        before: null,
+      }));
+      await recordedWrite(live, async () => ({ result: null, changes }));
+    },
+  };
+}
+
+/** A listener's items as text: the changes it may see (of `project`, or all), and its notices. */
+function viewOf(project?: number): ListenerView<string> {
+  return {
+    select: (change) =>
+      project === undefined || (change.row as Row).project === project ? `change ${change.seq}` : null,
+    reset: () => "reset",
+    lagged: (resumeAfter) => `lagged after ${resumeAfter}`,
+    reconnect: (resumeAfter) => `reconnect after ${resumeAfter}`,
+  };
+}
+
+/** The next `count` items of `events`, heartbeats left out. */
+async function next(events: AsyncIterator<unknown>, count: number): Promise<unknown[]> {
+  const taken: unknown[] = [];
+  while (taken.length < count) {
+    const { done, value } = await events.next();
+    if (done) break;
+    if (typeof value === "string") taken.push(value);
+  }
+  return taken;
+}
+
+/** The items of `events` up to `last`, or up to its end: a listener sent too few ends the wait as one sent `last`. */
+async function until(events: AsyncIterator<unknown>, last: string): Promise<unknown[]> {
+  const taken: unknown[] = [];
+  while (taken.at(-1) !== last) {
+    const { done, value } = await events.next();
+    if (done) break;
+    if (typeof value === "string") taken.push(value);
+  }
+  return taken;
+}
+
+const changes = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, n) => `change ${from + n}`);
+
+describe("a listener catching up after its Last-Event-ID", () => {
+  it("is sent a change written while it reads the log once, though both its read and the collection's reader find it", async () => {
+    const { live, write, holdNext } = slowLog();
+    await write(1, 1, 1);
+    const replaying = await listen(live.source, viewOf(), { after: 0 });
+    const watching = await listen(live.source, viewOf());
+    const { release } = holdNext("page");
+    const replayed = replaying.next();
+    // Change 4 commits while the replay's read waits, so the read finds it, and the reader offers it too.
+    await write(1);
+    expect(await next(watching, 1)).toEqual(["change 4"]);
+    release();
+    await write(1);
+    const heard = [(await replayed).value, ...(await until(replaying, "change 5"))];
+    await Promise.all([replaying.return?.(), watching.return?.()]);
+    expect(heard).toEqual(changes(1, 5));
+  });
+
+  it("is told to list again when the log is trimmed past it between two pages, and goes on from the oldest change kept", async () => {
+    const { live, driver, write } = slowLog({ bufferSize: 5 });
+    await write(...Array.from({ length: 20 }, () => 1));
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    // Pages are no larger than the buffer: the first holds changes 1 to 5.
+    const firstPage = await next(events, 5);
+    await live.source.log.trim(driver, "rows", { count: 5, maxAgeMs: Number.POSITIVE_INFINITY });
+    const rest = await until(events, "change 20");
+    await events.return?.();
+    expect([...firstPage, ...rest]).toEqual([...changes(1, 5), "reset", ...changes(16, 20)]);
+  });
+
+  it("makes no read of the log for a client that went away while its read waited its turn", async () => {
+    const { live, reads, write, holdNext } = slowLog({ replay: { concurrency: 1 } });
+    await write(1, 1, 1);
+    const first = await listen(live.source, viewOf(), { after: 0 });
+    const second = await listen(live.source, viewOf(), { after: 0 });
+    const { release } = holdNext("page");
+    // The first replay's read holds the one turn; the second's waits for it, and its client goes.
+    const firstPage = first.next();
+    const secondPage = second.next();
+    await second.return?.();
+    release();
+    expect(await firstPage).toEqual({ done: false, value: "change 1" });
+    expect(await secondPage).toEqual({ done: true, value: undefined });
+    await first.return?.();
+    expect(reads.pages).toBe(1);
+  });
+});
+
+describe("a listener that reads slower than changes come", () => {
+  it("resumes after the last change it was sent, not after a later one it had nothing to see of, so a reconnect misses nothing", async () => {
+    const { live, write } = slowLog({ bufferSize: 3 });
+    const events = await listen(live.source, viewOf(1));
+    const everything = await listen(live.source, viewOf());
+    await write(1);
+    expect(await next(events, 1)).toEqual(["change 1"]);
+    // Changes 2 and 3 wait in its queue when change 4 of another project comes, then 5 and 6 overflow it.
+    for (const project of [1, 1, 2, 1, 1]) await write(project);
+    await next(everything, 6);
+    await everything.return?.();
+    expect(await next(events, 2)).toEqual(["lagged after 1"]);
+    const resumed = await listen(live.source, viewOf(1), { after: 1 });
+    const replayed = await until(resumed, "change 6");
+    await resumed.return?.();
+    expect(replayed).toEqual(["change 2", "change 3", "change 5", "change 6"]);
+  });
+
+  it("that sees few of the changes resumes after those it had nothing to see of, within the replay's reach", async () => {
+    const { live, write } = slowLog({ bufferSize: 3, replay: { maxChanges: 10 } });
+    const events = await listen(live.source, viewOf(1));
+    const everything = await listen(live.source, viewOf());
+    // Twenty changes of another project, then four of its own at once: more than its buffer.
+    await write(...Array.from({ length: 20 }, () => 2));
+    await write(1, 1, 1, 1);
+    await next(everything, 24);
+    await everything.return?.();
+    expect(await next(events, 2)).toEqual(["lagged after 20"]);
+    const resumed = await listen(live.source, viewOf(1), { after: 20 });
+    const replayed = await until(resumed, "change 24");
+    await resumed.return?.();
+    expect(replayed).toEqual(changes(21, 24));
+  });
+});
+
+describe("a listener whose collection's reads of the log fail", () => {
+  it("ends with the failure, and no reconnect notice, even when its lifetime passes before its client reads", async () => {
+    const { live, reads, write } = slowLog({ lifetimeMs: 100 });
+    const events = await listen(live.source, viewOf());
+    const waiting = await listen(live.source, viewOf());
+    const failed = waiting.next();
+    reads.failing = true;
+    await write(1);
+    await expect(failed).rejects.toThrow("the database went away");
+    // Longer than any stream's lifetime: its timer has fired by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(events.next()).rejects.toThrow("the database went away");
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("that is connecting is sent the failure, not a notice to list again, when the reads fail before it knows where it starts", async () => {
+    const { live, reads, write, holdNext } = slowLog({ pollMs: 60_000 });
+    const waiting = await listen(live.source, viewOf());
+    const failed = waiting.next();
+    // Its Last-Event-ID is past the log's newest, so it would start with a reset, once the bounds read returns.
+    const { reached, release } = holdNext("bounds");
+    const connecting = listen(live.source, viewOf(), { after: 99 });
+    await reached;
+    reads.failing = true;
+    await write(1);
+    await expect(failed).rejects.toThrow("the database went away");
+    release();
+    const events = await connecting;
+    await expect(events.next()).rejects.toThrow("the database went away");
+  });
+});
