@@ -65,8 +65,8 @@ export async function listen<Session, T>(
       return listener;
     }
     const { oldest, newest } = await catchUpRead(feed, session, () => log.bounds(session, source.collection));
-    const missed =
-      after > newest || (after < newest && (oldest > after + 1 || newest - after > feed.replay.maxChanges));
+    // An id past the newest is forged or another deployment's; one before the oldest kept, or further back than the feed replays, missed changes.
+    const missed = after > newest || oldest > after + 1 || newest - after > feed.replay.maxChanges;
     if (missed) listener.startLive(collection.position, true);
     else listener.catchUpFrom(after);
   } catch (error) {
@@ -93,26 +93,22 @@ class LiveCollection<Session> {
     private readonly forget: () => void,
   ) {}
 
-  /** Adds a listener; the first starts watching the broker, then reads where the log stands. */
+  /**
+   * Adds a listener; the first starts watching the broker, then reads where the log stands. When that
+   * fails, each listener waiting for it is removed by its own `return()`, and the last one forgets this
+   * reader: the next listener starts another, as a database that was down may be back.
+   */
   async add(listener: Listener<unknown>): Promise<void> {
     this.listeners.add(listener);
     this.started ??= this.start();
-    try {
-      await this.started;
-    } catch (error) {
-      // The next listener tries again: a database that was down may be back.
-      this.started = undefined;
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.forget();
-      throw error;
-    }
+    await this.started;
   }
 
+  /** Removes a listener, which has been added (its `add` settled); with the last one, watching the broker stops. */
   async remove(listener: Listener<unknown>): Promise<void> {
     if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
     this.forget();
-    // Watching began before the head was read, so no wake between the two is lost; it stops with the last listener.
-    await this.started?.catch(() => {});
+    // Watching began before the head was read, so no wake between the two is lost; a start that failed stopped its own.
     await this.stopWatching?.().catch(() => {});
   }
 

@@ -22,14 +22,25 @@ type Row = { n: number; project: number };
 /** A read of the change log: a page of changes, or where the log stands. */
 type LogRead = "page" | "bounds";
 
-/** A read held until `released` settles; `reached` is called when the read gets there. */
-type Hold = { reached: () => void; released: Promise<void> };
+/**
+ * When a held read waits: before it reaches the database (so it finds what commits meanwhile), or
+ * after (its answer comes late, without what committed meanwhile).
+ */
+type HoldWhen = "before" | "after";
+
+interface Hold {
+  when: HoldWhen;
+  reached(): void;
+  released: Promise<void>;
+}
 
 /**
- * A collection on an in-memory SQLite database whose reads of the log's pages can be held (a slow
- * database) or made to fail (one that went away), and counted.
+ * A collection on an in-memory SQLite database whose reads of the log can be held (a slow database) or
+ * made to fail (one that went away), with its pages counted; woken by a broker of the app's that says
+ * how many watches it holds, wakes on each commit unless `wakeOnCommit` is false (then `wake()` does),
+ * and fails to stop a watch when `stopFails` is set.
  */
-function slowLog(feedOptions: ChangeFeedOptions = {}) {
+function slowLog(feedOptions: ChangeFeedOptions = {}, { wakeOnCommit = true } = {}) {
   const driver = betterSqlite3Driver(new Database(":memory:"));
   const reads = { pages: 0, failing: false };
   const held: Partial<Record<LogRead, Hold>> = {};
@@ -42,19 +53,44 @@ function slowLog(feedOptions: ChangeFeedOptions = {}) {
       const hold = held[read];
       delete held[read];
       hold?.reached();
-      await hold?.released;
+      if (hold?.when === "before") await hold.released;
+      const answer = await driver.query<T>(sql, params);
+      if (hold?.when === "after") await hold.released;
       if (read === "page") reads.pages++;
-      return driver.query<T>(sql, params);
+      return answer;
     },
   };
-  const live = sqlLiveStorage(changeFeed(feedOptions), served, "rows");
+  const wakes = new Set<() => void>();
+  const broker = {
+    watching: 0,
+    stopFails: false,
+    async watch(_collection: string, wake: () => void) {
+      const entry = () => wake();
+      wakes.add(entry);
+      broker.watching++;
+      return async () => {
+        wakes.delete(entry);
+        broker.watching--;
+        if (broker.stopFails) throw new Error("the broker went away");
+      };
+    },
+    committed() {
+      if (wakeOnCommit) wakeAll();
+    },
+  };
+  const wakeAll = () => {
+    for (const wake of [...wakes]) wake();
+  };
+  const live = sqlLiveStorage(changeFeed({ ...feedOptions, broker }), served, "rows");
   let written = 0;
   return {
     live,
     driver,
     reads,
+    broker,
+    wake: wakeAll,
     /** Holds the next read of the log's pages (or of its bounds): `reached` once it waits, until `release()`. */
-    holdNext(read: LogRead): { reached: Promise<void>; release: () => void } {
+    holdNext(read: LogRead, when: HoldWhen = "before"): { reached: Promise<void>; release: () => void } {
       let reach!: () => void;
       let release!: () => void;
       const reached = new Promise<void>((resolve) => {
@@ -63,8 +99,16 @@ function slowLog(feedOptions: ChangeFeedOptions = {}) {
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
-      held[read] = { reached: reach, released };
-      return { reached, release };
+      const hold: Hold = { when, reached: reach, released };
+      held[read] = hold;
+      // A hold no read reached is taken back, so it never catches a later read.
+      return {
+        reached,
+        release: () => {
+          if (held[read] === hold) delete held[read];
+          release();
+        },
+      };
     },
     /** One transaction recording a created row for each of `projects`, in order. */
     async write(...projects: number[]): Promise<void> {
@@ -74,6 +118,10 @@ function slowLog(feedOptions: ChangeFeedOptions = {}) {
         before: null,
       }));
       await recordedWrite(live, async () => ({ result: null, changes }));
+    },
+    /** Drops all but the newest `count` changes, as the periodic sweep does. */
+    trim(count: number): Promise<void> {
+      return live.source.log.trim(driver, "rows", { count, maxAgeMs: Number.POSITIVE_INFINITY });
     },
   };
 }
@@ -111,6 +159,14 @@ async function until(events: AsyncIterator<unknown>, last: string): Promise<unkn
   return taken;
 }
 
+/** The next item of `events`, or "quiet" when a heartbeat comes first (nothing was sent for `heartbeatMs`). */
+async function nextOrQuiet(events: AsyncIterator<unknown>): Promise<unknown> {
+  const { value } = await events.next();
+  return typeof value === "string" ? value : "quiet";
+}
+
+const ones = (count: number) => Array.from({ length: count }, () => 1);
+
 const changes = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, n) => `change ${from + n}`);
 
 describe("a listener catching up after its Last-Event-ID", () => {
@@ -132,12 +188,12 @@ describe("a listener catching up after its Last-Event-ID", () => {
   });
 
   it("is told to list again when the log is trimmed past it between two pages, and goes on from the oldest change kept", async () => {
-    const { live, driver, write } = slowLog({ bufferSize: 5 });
-    await write(...Array.from({ length: 20 }, () => 1));
+    const { live, write, trim } = slowLog({ bufferSize: 5 });
+    await write(...ones(20));
     const events = await listen(live.source, viewOf(), { after: 0 });
     // Pages are no larger than the buffer: the first holds changes 1 to 5.
     const firstPage = await next(events, 5);
-    await live.source.log.trim(driver, "rows", { count: 5, maxAgeMs: Number.POSITIVE_INFINITY });
+    await trim(5);
     const rest = await until(events, "change 20");
     await events.return?.();
     expect([...firstPage, ...rest]).toEqual([...changes(1, 5), "reset", ...changes(16, 20)]);
@@ -184,7 +240,7 @@ describe("a listener that reads slower than changes come", () => {
     const events = await listen(live.source, viewOf(1));
     const everything = await listen(live.source, viewOf());
     // Twenty changes of another project, then four of its own at once: more than its buffer.
-    await write(...Array.from({ length: 20 }, () => 2));
+    await write(...ones(20).map(() => 2));
     await write(1, 1, 1, 1);
     await next(everything, 24);
     await everything.return?.();
@@ -212,7 +268,7 @@ describe("a listener whose collection's reads of the log fail", () => {
   });
 
   it("that is connecting is sent the failure, not a notice to list again, when the reads fail before it knows where it starts", async () => {
-    const { live, reads, write, holdNext } = slowLog({ pollMs: 60_000 });
+    const { live, reads, write, holdNext } = slowLog();
     const waiting = await listen(live.source, viewOf());
     const failed = waiting.next();
     // Its Last-Event-ID is past the log's newest, so it would start with a reset, once the bounds read returns.
@@ -225,5 +281,94 @@ describe("a listener whose collection's reads of the log fail", () => {
     release();
     const events = await connecting;
     await expect(events.next()).rejects.toThrow("the database went away");
+  });
+});
+
+describe("a listener's Last-Event-ID", () => {
+  it("replays from just before the oldest change the log keeps, and is answered reset one further back", async () => {
+    const { live, write, trim } = slowLog();
+    await write(...ones(20));
+    await trim(5);
+    const kept = await listen(live.source, viewOf(), { after: 15 });
+    const gone = await listen(live.source, viewOf(), { after: 14 });
+    const [first, reset] = [await next(kept, 1), await next(gone, 1)];
+    await Promise.all([kept.return?.(), gone.return?.()]);
+    expect(first).toEqual(["change 16"]);
+    expect(reset).toEqual(["reset"]);
+  });
+});
+
+describe("a collection's reader", () => {
+  it("tells every live listener to list again when the log was trimmed past it, then sends what was kept", async () => {
+    // A broker that wakes late (a slow bus): the log is written and swept before the reader reads.
+    const { live, write, trim, wake } = slowLog({}, { wakeOnCommit: false });
+    const events = await listen(live.source, viewOf());
+    await write(...ones(20));
+    await trim(5);
+    wake();
+    const heard = await until(events, "change 20");
+    await events.return?.();
+    expect(heard).toEqual(["reset", ...changes(16, 20)]);
+  });
+
+  it("sends a change committed while it reads where the log stands without waiting for the next write", async () => {
+    const { live, write, holdNext } = slowLog({ heartbeatMs: 500 });
+    // The first listener starts the reader, whose read of the log's head answers late.
+    const { reached, release } = holdNext("bounds", "after");
+    const listening = listen(live.source, viewOf());
+    await reached;
+    await write(1);
+    release();
+    const events = await listening;
+    const heard = await nextOrQuiet(events);
+    await events.return?.();
+    expect(heard).toBe("change 1");
+  });
+
+  it("sends a change committed while it reads a page without waiting for the next write", async () => {
+    const { live, write, holdNext } = slowLog({ heartbeatMs: 500 });
+    const events = await listen(live.source, viewOf());
+    // The page with change 1 answers late; change 2 commits meanwhile.
+    const { reached, release } = holdNext("page", "after");
+    await write(1);
+    await reached;
+    await write(1);
+    release();
+    const heard = [await nextOrQuiet(events), await nextOrQuiet(events)];
+    await events.return?.();
+    expect(heard).toEqual(["change 1", "change 2"]);
+  });
+
+  it("stops watching the broker with its last listener, one that could not start included", async () => {
+    const { live, reads, broker } = slowLog();
+    const staying = await listen(live.source, viewOf());
+    reads.failing = true;
+    await expect(listen(live.source, viewOf(), { after: 0 })).rejects.toThrow("the database went away");
+    reads.failing = false;
+    expect(broker.watching).toBe(1);
+    await staying.return?.();
+    expect(broker.watching).toBe(0);
+  });
+
+  it("refuses its first listener while the database is down, keeps no watch, and serves the next once it is back", async () => {
+    const { live, reads, broker, write } = slowLog();
+    reads.failing = true;
+    await expect(listen(live.source, viewOf())).rejects.toThrow("the database went away");
+    expect(broker.watching).toBe(0);
+    reads.failing = false;
+    const events = await listen(live.source, viewOf());
+    await write(1);
+    const heard = await next(events, 1);
+    await events.return?.();
+    expect(heard).toEqual(["change 1"]);
+    expect(broker.watching).toBe(0);
+  });
+
+  it("lets a listener's client leave though the broker fails to stop watching", async () => {
+    const { live, broker } = slowLog();
+    broker.stopFails = true;
+    const events = await listen(live.source, viewOf());
+    expect(await events.return?.()).toEqual({ done: true, value: undefined });
+    expect(broker.watching).toBe(0);
   });
 });
