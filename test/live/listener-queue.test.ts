@@ -48,12 +48,12 @@ function slowLog(feedOptions: ChangeFeedOptions = {}, { wakeOnCommit = true } = 
     ...driver,
     async query<T>(sql: string, params: unknown[]): Promise<T[]> {
       if (!sql.includes(CHANGES_TABLE)) return driver.query<T>(sql, params);
-      if (reads.failing) throw new Error("the database went away");
       const read: LogRead = sql.includes("ORDER BY") ? "page" : "bounds";
       const hold = held[read];
       delete held[read];
       hold?.reached();
       if (hold?.when === "before") await hold.released;
+      if (reads.failing) throw new Error("the database went away");
       const answer = await driver.query<T>(sql, params);
       if (hold?.when === "after") await hold.released;
       if (read === "page") reads.pages++;
@@ -217,6 +217,45 @@ describe("a listener catching up after its Last-Event-ID", () => {
   });
 });
 
+describe("a listener catching up, while its read runs", () => {
+  it("reads on when more changes come than its buffer holds, rather than trusting those it kept", async () => {
+    const { live, write, holdNext } = slowLog({ bufferSize: 3 });
+    // At the log's head: its first read finds nothing, and answers after five changes were offered to it.
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    const { reached, release } = holdNext("page", "after");
+    const first = events.next();
+    await reached;
+    await write(1, 1, 1, 1, 1);
+    release();
+    await write(1);
+    const heard = [(await first).value, ...(await until(events, "change 6"))];
+    await events.return?.();
+    expect(heard).toEqual(changes(1, 6));
+  });
+
+  it("ends with the failure when its read of the log fails", async () => {
+    const { live, reads, write } = slowLog();
+    await write(1, 1);
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    reads.failing = true;
+    await expect(events.next()).rejects.toThrow("the database went away");
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("ends quietly when its client left before the read failed", async () => {
+    const { live, reads, write, holdNext } = slowLog();
+    await write(1, 1);
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    const { reached, release } = holdNext("page");
+    const pending = events.next();
+    await reached;
+    await events.return?.();
+    reads.failing = true;
+    release();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+});
+
 describe("a listener that reads slower than changes come", () => {
   it("resumes after the last change it was sent, not after a later one it had nothing to see of, so a reconnect misses nothing", async () => {
     const { live, write } = slowLog({ bufferSize: 3 });
@@ -272,7 +311,7 @@ describe("a listener whose collection's reads of the log fail", () => {
     const waiting = await listen(live.source, viewOf());
     const failed = waiting.next();
     // Its Last-Event-ID is past the log's newest, so it would start with a reset, once the bounds read returns.
-    const { reached, release } = holdNext("bounds");
+    const { reached, release } = holdNext("bounds", "after");
     const connecting = listen(live.source, viewOf(), { after: 99 });
     await reached;
     reads.failing = true;
@@ -303,12 +342,17 @@ describe("a collection's reader", () => {
     // A broker that wakes late (a slow bus): the log is written and swept before the reader reads.
     const { live, write, trim, wake } = slowLog({}, { wakeOnCommit: false });
     const events = await listen(live.source, viewOf());
+    // At the log's head, so it catches up from there; it reads nothing before its client asks.
+    const catchingUp = await listen(live.source, viewOf(), { after: 0 });
     await write(...ones(20));
     await trim(5);
     wake();
     const heard = await until(events, "change 20");
-    await events.return?.();
+    // The listener catching up finds the trim in its own read: one reset, not one more from the reader.
+    const caughtUp = await until(catchingUp, "change 20");
+    await Promise.all([events.return?.(), catchingUp.return?.()]);
     expect(heard).toEqual(["reset", ...changes(16, 20)]);
+    expect(caughtUp).toEqual(["reset", ...changes(16, 20)]);
   });
 
   it("sends a change committed while it reads where the log stands without waiting for the next write", async () => {
