@@ -369,8 +369,8 @@ describe("a collection's reader", () => {
     expect(heard).toBe("change 1");
   });
 
-  it("sends a change committed while it reads a page without waiting for the next write", async () => {
-    const { live, write, holdNext } = slowLog({ heartbeatMs: 500 });
+  it("sends a change committed while it reads a page without waiting for the next write, reading once more after it", async () => {
+    const { live, reads, write, holdNext } = slowLog({ heartbeatMs: 500 });
     const events = await listen(live.source, viewOf());
     // The page with change 1 answers late; change 2 commits meanwhile.
     const { reached, release } = holdNext("page", "after");
@@ -379,8 +379,25 @@ describe("a collection's reader", () => {
     await write(1);
     release();
     const heard = [await nextOrQuiet(events), await nextOrQuiet(events)];
-    await events.return?.();
+    // A listener from now starts after change 2, whichever read offered it last.
+    const later = await listen(live.source, viewOf());
+    await write(1);
+    const laterHeard = await nextOrQuiet(later);
+    await Promise.all([events.return?.(), later.return?.()]);
     expect(heard).toEqual(["change 1", "change 2"]);
+    expect(laterHeard).toBe("change 3");
+    // One read per wake that came while none ran: the late page, the one read after it, change 3's.
+    expect(reads.pages).toBe(3);
+  });
+
+  it("sends nothing for a wake that finds the log as it was, and the next change as ever", async () => {
+    const { live, write, wake } = slowLog({ heartbeatMs: 500 });
+    const events = await listen(live.source, viewOf());
+    wake();
+    await write(1);
+    const heard = await nextOrQuiet(events);
+    await events.return?.();
+    expect(heard).toBe("change 1");
   });
 
   it("stops watching the broker with its last listener, one that could not start included", async () => {
