@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   betterSqlite3Driver,
   type ChangeFeedOptions,
@@ -431,5 +431,42 @@ describe("a collection's reader", () => {
     const events = await listen(live.source, viewOf());
     expect(await events.return?.()).toEqual({ done: true, value: undefined });
     expect(broker.watching).toBe(0);
+  });
+});
+
+describe("a listener's lifetime", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it("ends its stream with reconnect between 80 % and 100 % of the feed's lifetimeMs, drawn for each stream", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { live } = slowLog({ lifetimeMs: 1000 });
+    // The draw's two ends: the first stream's lifetime is 800 ms, the second's just under 1,000.
+    vi.spyOn(Math, "random").mockReturnValueOnce(0).mockReturnValueOnce(0.999);
+    const shortest = await listen(live.source, viewOf());
+    const longest = await listen(live.source, viewOf());
+    const ended: string[] = [];
+    void shortest.next().then(({ value }) => ended.push(`shortest: ${value}`));
+    void longest.next().then(({ value }) => ended.push(`longest: ${value}`));
+    await vi.advanceTimersByTimeAsync(799);
+    expect(ended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["shortest: reconnect after 0"]);
+    await vi.advanceTimersByTimeAsync(198);
+    expect(ended).toEqual(["shortest: reconnect after 0"]);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(ended).toEqual(["shortest: reconnect after 0", "longest: reconnect after 0"]);
+  });
+
+  it("does not keep a Node process running while its stream is open", async () => {
+    const { live } = slowLog();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+    const before = timers();
+    const events = await listen(live.source, viewOf());
+    const open = timers();
+    await events.return?.();
+    expect(open).toBe(before);
   });
 });
