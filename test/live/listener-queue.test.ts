@@ -233,6 +233,25 @@ describe("a listener catching up, while its read runs", () => {
     expect(heard).toEqual(changes(1, 6));
   });
 
+  it("goes live with the changes offered during its last read when they fit its buffer, making no read more", async () => {
+    const { live, reads, write, holdNext } = slowLog();
+    await write(1);
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    const watching = await listen(live.source, viewOf());
+    // Its page of change 1 answers late; the reader reads change 2 meanwhile, and offers it to both.
+    const { reached, release } = holdNext("page", "after");
+    const first = events.next();
+    await reached;
+    await write(1);
+    await next(watching, 1);
+    release();
+    const heard = [(await first).value, ...(await next(events, 1))];
+    await Promise.all([events.return?.(), watching.return?.()]);
+    expect(heard).toEqual(changes(1, 2));
+    // Its own page and the reader's.
+    expect(reads.pages).toBe(2);
+  });
+
   it("ends with the failure when its read of the log fails", async () => {
     const { live, reads, write } = slowLog();
     await write(1, 1);
