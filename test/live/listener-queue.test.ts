@@ -409,6 +409,21 @@ describe("a collection's reader", () => {
     expect(reads.pages).toBe(3);
   });
 
+  it("reads no more once its last listener has left, though a wake came during its last read", async () => {
+    const { live, reads, write, holdNext } = slowLog();
+    const events = await listen(live.source, viewOf());
+    // The page with change 1 answers late; change 2 commits meanwhile, then the only listener goes.
+    const { reached, release } = holdNext("page", "after");
+    await write(1);
+    await reached;
+    await write(1);
+    await events.return?.();
+    release();
+    // Long enough for a read asked for then to have run.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reads.pages).toBe(1);
+  });
+
   it("sends nothing for a wake that finds the log as it was, and the next change as ever", async () => {
     const { live, write, wake } = slowLog({ heartbeatMs: 500 });
     const events = await listen(live.source, viewOf());
