@@ -252,6 +252,23 @@ describe("a listener catching up, while its read runs", () => {
     expect(reads.pages).toBe(2);
   });
 
+  it("reads on rather than lag when what it read and what was offered meanwhile fit its buffer only apart", async () => {
+    const { live, write, holdNext } = slowLog({ bufferSize: 3 });
+    await write(1, 1);
+    const events = await listen(live.source, viewOf(), { after: 0 });
+    const watching = await listen(live.source, viewOf());
+    // Its page of changes 1 and 2 answers late; changes 3 and 4 are offered meanwhile: four in all.
+    const { reached, release } = holdNext("page", "after");
+    const first = events.next();
+    await reached;
+    await write(1, 1);
+    await next(watching, 2);
+    release();
+    const heard = [(await first).value, ...(await until(events, "change 4"))];
+    await Promise.all([events.return?.(), watching.return?.()]);
+    expect(heard).toEqual(changes(1, 4));
+  });
+
   it("ends with the failure when its read of the log fails", async () => {
     const { live, reads, write } = slowLog();
     await write(1, 1);
@@ -259,6 +276,14 @@ describe("a listener catching up, while its read runs", () => {
     reads.failing = true;
     await expect(events.next()).rejects.toThrow("the database went away");
     expect(await events.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("answers a next() its client left waiting with the end of the stream", async () => {
+    const { live } = slowLog();
+    const events = await listen(live.source, viewOf());
+    const pending = events.next();
+    await events.return?.();
+    expect(await pending).toEqual({ done: true, value: undefined });
   });
 
   it("ends quietly when its client left before the read failed", async () => {
