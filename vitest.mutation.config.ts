@@ -10,7 +10,18 @@ const tests: string[] = process.env.SPECROUTE_MUTATION_TESTS
   ? JSON.parse(process.env.SPECROUTE_MUTATION_TESTS)
   : groups.flatMap((group) => group.tests);
 
+// A group whose mutants leave tests waiting for an event names a shorter test timeout: the test then
+// fails in place, where Stryker's own timeout would restart the runner.
+const group: { testTimeoutMS?: number } | undefined = groups.find(
+  (one) => one.name === process.env.SPECROUTE_MUTATION_GROUP,
+);
+
 export default defineConfig({
   ...base,
-  test: { ...base.test, reporters: ["default"], include: tests },
+  test: {
+    ...base.test,
+    reporters: ["default"],
+    include: tests,
+    testTimeout: group?.testTimeoutMS ?? base.test?.testTimeout,
+  },
 });

@@ -2,6 +2,7 @@
 // always; MariaDB and PostgreSQL when SPECROUTE_MYSQL_URL and SPECROUTE_PG_URL are set), with clients and
 // the steps the live-collection tests take: create, update, listen, take events. Each test file calls
 // `closeLiveApps()` once, after all.
+import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
@@ -141,9 +142,16 @@ if (pgUrl) {
   });
 }
 
-/** A fresh table's name, unique in this run. */
+/**
+ * A token of this module's evaluation: a test file run again in one process (Stryker's runs of each
+ * mutant, in worker threads that share the pid) counts its tables from 1 again, and on PostgreSQL or
+ * MariaDB the change log would still hold the last run's changes under the same collection name.
+ */
+const evaluation = randomUUID().slice(0, 8);
+
+/** A fresh table's name, unique in this run and in any other run of this file. */
 export function freshTable(): string {
-  return `live_tasks_${process.pid}_${++tables}`;
+  return `live_tasks_${process.pid}_${evaluation}_${++tables}`;
 }
 
 /**
