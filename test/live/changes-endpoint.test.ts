@@ -9,9 +9,11 @@ import {
   type ChangeFeedOptions,
   ChangesEndpoint,
   changeFeed,
+  type FilterOperatorName,
   type Filters,
   ForbiddenException,
   fromHono,
+  recordedWrite,
   SqlChangesEndpoint,
   SqlCreateEndpoint,
   sqlLiveStorage,
@@ -135,6 +137,24 @@ describe("a changes endpoint's Last-Event-ID", () => {
   });
 });
 
+describe("a changes endpoint without filter parameters", () => {
+  it("declares no query and takes a stream whose URL carries one (a cache-buster), as any route without a query", async () => {
+    const app = await notesApp({
+      Changes: (meta) =>
+        class extends SqlChangesEndpoint {
+          _meta = meta;
+        },
+    });
+    const stream = await app.open("?cache=1701234567");
+    expect(stream.response.status).toBe(200);
+    stream.close();
+    const doc = app.router.getGeneratedSchema("3.1") as any;
+    expect(doc.paths["/notes/changes"].get.parameters.map((parameter: { in: string }) => parameter.in)).toEqual([
+      "header",
+    ]);
+  });
+});
+
 describe("a changes endpoint's listener bound", () => {
   it("gives back the place of a listener that before() refuses, so refusals never lock a caller out", async () => {
     const app = await notesApp({
@@ -211,6 +231,54 @@ describe("a changes endpoint over a change source of the app's own", () => {
     expect(await response.text()).not.toContain("SqlChangesEndpoint");
     expect(String(logged.flat().find((entry) => entry instanceof Error))).toContain(
       "NoteChanges has no storage: extend SqlChangesEndpoint, or implement changeSource()",
+    );
+  });
+});
+
+describe("a changes endpoint's filters", () => {
+  it("compare a date parameter with the ISO text a row of an app's own source holds, as List's SQL would", async () => {
+    const driver = betterSqlite3Driver(new Database(":memory:"));
+    const Meeting = z.object({ id: z.number().int(), at: z.date() });
+    const feed = changeFeed();
+    const live = sqlLiveStorage(feed, driver, "meetings");
+    class MeetingChanges extends ChangesEndpoint {
+      _meta = { model: { tableName: "meetings", schema: Meeting, primaryKeys: ["id"] }, changes: feed };
+      filterOperators = { at: ["gt"] as FilterOperatorName[] };
+      override async changeSource() {
+        return live.source;
+      }
+    }
+    const router = fromHono(new Hono(), { db: driver }).get("/meetings/changes", MeetingChanges);
+    const server = await listenOnLoopback((request, env) => router.fetch(request, env));
+    servers.push(server);
+    const stream = await fetch(`${server.origin}/meetings/changes?at__gt=2026-06-01T00:00:00.000Z`);
+    expect(stream.status).toBe(200);
+    for (const [id, at] of [
+      [1, "2026-01-15T09:00:00.000Z"],
+      [2, "2026-12-15T09:00:00.000Z"],
+    ] as const) {
+      const row = { id, at: new Date(at) };
+      await recordedWrite(live, async () => ({ result: row, changes: [{ kind: "created", row, before: null }] }));
+    }
+    const events = await readStream(stream, (event) => event.data.object?.id === 2);
+    expect(events.map((event) => event.data.object)).toEqual([{ id: 2, at: "2026-12-15T09:00:00.000Z" }]);
+  });
+
+  it("refuse a search condition before() adds: the listener gets a 500, the developer the reason", async () => {
+    const app = await notesApp({
+      Changes: (meta) =>
+        class extends SqlChangesEndpoint {
+          _meta = meta;
+          override async before(filters: Filters): Promise<Filters> {
+            return { filters: [...filters.filters, { field: "text", operator: "LIKE", value: "%plan%" }] };
+          }
+        },
+    });
+    const { response } = await app.open();
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain("LIKE");
+    expect(String(logged.flat().find((entry) => entry instanceof Error))).toContain(
+      "A live collection cannot filter changes with LIKE",
     );
   });
 });
