@@ -287,8 +287,14 @@ describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process
  * owner for `owner__ne`, a score one past a bound), through creates and updates that move rows in and
  * out. On PostgreSQL the score is a BIGINT, which its driver reads, and the log keeps, as text.
  */
-/** A reading whose score is `score`: a number, or a bigint (which the log's JSON keeps as text). */
-const readingOf = (score: z.ZodType) => z.object({ id: z.number().int(), owner: z.string().nullable(), score });
+/** A reading whose score is `score`: a number, or a bigint (which the log's JSON keeps as text); a rank, when ranked. */
+const readingOf = (score: z.ZodType) =>
+  z.object({
+    id: z.number().int(),
+    owner: z.string().nullable(),
+    score,
+    rank: z.number().int().nullable().default(null),
+  });
 
 async function readingsApp(engine: Engine, score: z.ZodType) {
   const Reading = readingOf(score);
@@ -297,22 +303,24 @@ async function readingsApp(engine: Engine, score: z.ZodType) {
   const family = driver.dialect.name;
   const columns =
     {
-      postgres: "id SERIAL PRIMARY KEY, owner TEXT NULL, score BIGINT NOT NULL",
-      sqlite: "id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NULL, score INTEGER NOT NULL",
-    }[family as "postgres" | "sqlite"] ?? "id INT AUTO_INCREMENT PRIMARY KEY, owner TEXT NULL, score INT NOT NULL";
+      postgres: "id SERIAL PRIMARY KEY, owner TEXT NULL, score BIGINT NOT NULL, rank INTEGER NULL",
+      sqlite: "id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NULL, score INTEGER NOT NULL, rank INTEGER NULL",
+    }[family as "postgres" | "sqlite"] ??
+    "id INT AUTO_INCREMENT PRIMARY KEY, owner TEXT NULL, score INT NOT NULL, rank INT NULL";
   await driver.execute(`DROP TABLE IF EXISTS ${table}`, []);
   await driver.execute(`CREATE TABLE ${table} (${columns})`, []);
   const meta = {
     model: { tableName: table, schema: Reading, primaryKeys: ["id"] },
-    fields: Reading.pick({ owner: true, score: true }),
+    fields: Reading.pick({ owner: true, score: true, rank: true }),
     // A stream per query, from one client address.
     changes: changeFeed({ maxListeners: { perCaller: 32 } }),
   };
   const filters = {
-    filterFields: ["owner"],
+    filterFields: ["owner", "rank"],
     filterOperators: {
       score: ["ne", "in", "gt", "gte", "lt", "lte"],
       owner: ["ne", "in", "isnull", "gt", "gte", "lt", "lte"],
+      rank: ["lt"],
     } as Record<string, FilterOperatorName[]>,
   };
   const router = fromHono(new Hono(), { db: driver })
@@ -379,6 +387,9 @@ describe.each(engines)("a listener's filters on $name, against List's", (engine)
         "owner__gt=amy",
         "owner__gte=mallory",
         "owner__lt=mallory",
+        // An unranked reading meets no comparison: not even 0, nor a bound above it.
+        "rank=0",
+        "rank__lt=5",
         "owner__isnull=false&score__lte=4",
       ];
       const streams = [];
@@ -405,7 +416,7 @@ describe.each(engines)("a listener's filters on $name, against List's", (engine)
       await app.write(`/readings/${ids["mallory's five"]}`, "PATCH", { score: 2 });
       // The last writes, one of which every query's filters let through: a stream is read up to it.
       const last = [
-        await app.write("/readings", "POST", { owner: "zed", score: 1 }),
+        await app.write("/readings", "POST", { owner: "zed", score: 1, rank: 0 }),
         await app.write("/readings", "POST", { owner: null, score: 9 }),
         await app.write("/readings", "POST", { owner: "amy", score: 9 }),
       ];
