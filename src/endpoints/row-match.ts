@@ -67,8 +67,7 @@ function order(stored: unknown, wanted: Comparable, holds: (comparison: number) 
  * else by value, so that a bigint column's text (or a bigint) meets a number, and 10 comes after 9.
  */
 function compare(a: NonNullable<Comparable>, b: NonNullable<Comparable>): number {
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
-  // JavaScript orders a bigint, a number and numeric text against each other exactly, by value.
+  // JavaScript's own order does both: a bigint, a number and numeric text meet exactly, by value.
   const [x, y] = [a as number, b as number];
   return x < y ? -1 : x > y ? 1 : x >= y ? 0 : Number.NaN;
 }
