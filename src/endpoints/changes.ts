@@ -183,8 +183,9 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 
   /** The `Last-Event-ID` a reconnecting client sent, as a seq. */
   async lastEventId(): Promise<number | undefined> {
-    const { headers } = (await this.getValidatedData()) as { headers?: Record<string, unknown> };
-    const value = headers?.["Last-Event-ID"];
+    // The derived schema always declares the header, so the request always has its headers.
+    const { headers } = (await this.getValidatedData()) as { headers: Record<string, unknown> };
+    const value = headers["Last-Event-ID"];
     if (typeof value !== "string") return undefined;
     const seq = Number(value);
     if (!Number.isSafeInteger(seq)) throw new InputValidationException("Not an event id", ["headers", "Last-Event-ID"]);

@@ -23,9 +23,9 @@ import {
   engines,
   freshApp,
   freshTable,
-  type LiveEvent,
   listen,
   pgUrl,
+  readStream,
   serveTasks,
   take,
   update,
@@ -287,33 +287,40 @@ describe.skipIf(!pgUrl)("a live collection on PostgreSQL, written by one process
  * owner for `owner__ne`, a score one past a bound), through creates and updates that move rows in and
  * out. On PostgreSQL the score is a BIGINT, which its driver reads, and the log keeps, as text.
  */
-const Reading = z.object({
-  id: z.number().int(),
-  owner: z.string().nullable(),
-  score: z.coerce.number().int(),
-});
+/** A reading whose score is `score`: a number, or a bigint (which the log's JSON keeps as text); a rank, when ranked. */
+const readingOf = (score: z.ZodType) =>
+  z.object({
+    id: z.number().int(),
+    owner: z.string().nullable(),
+    score,
+    rank: z.number().int().nullable().default(null),
+  });
 
-async function readingsApp(engine: Engine) {
+async function readingsApp(engine: Engine, score: z.ZodType) {
+  const Reading = readingOf(score);
   const { driver } = await engine.open();
   const table = freshTable();
   const family = driver.dialect.name;
   const columns =
     {
-      postgres: "id SERIAL PRIMARY KEY, owner TEXT NULL, score BIGINT NOT NULL",
-      sqlite: "id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NULL, score INTEGER NOT NULL",
-    }[family as "postgres" | "sqlite"] ?? "id INT AUTO_INCREMENT PRIMARY KEY, owner TEXT NULL, score INT NOT NULL";
+      postgres: "id SERIAL PRIMARY KEY, owner TEXT NULL, score BIGINT NOT NULL, rank INTEGER NULL",
+      sqlite: "id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NULL, score INTEGER NOT NULL, rank INTEGER NULL",
+    }[family as "postgres" | "sqlite"] ??
+    "id INT AUTO_INCREMENT PRIMARY KEY, owner TEXT NULL, score INT NOT NULL, rank INT NULL";
   await driver.execute(`DROP TABLE IF EXISTS ${table}`, []);
   await driver.execute(`CREATE TABLE ${table} (${columns})`, []);
   const meta = {
     model: { tableName: table, schema: Reading, primaryKeys: ["id"] },
-    fields: Reading.pick({ owner: true, score: true }),
-    changes: changeFeed(),
+    fields: Reading.pick({ owner: true, score: true, rank: true }),
+    // A stream per query, from one client address.
+    changes: changeFeed({ maxListeners: { perCaller: 32 } }),
   };
   const filters = {
-    filterFields: ["owner"],
+    filterFields: ["owner", "rank"],
     filterOperators: {
       score: ["ne", "in", "gt", "gte", "lt", "lte"],
-      owner: ["ne", "in", "isnull", "gt", "lte"],
+      owner: ["ne", "in", "isnull", "gt", "gte", "lt", "lte"],
+      rank: ["lt"],
     } as Record<string, FilterOperatorName[]>,
   };
   const router = fromHono(new Hono(), { db: driver })
@@ -354,92 +361,79 @@ async function readingsApp(engine: Engine) {
   return { origin: server.origin, write, close: server.close };
 }
 
-/** The events of a changes stream, read as Server-Sent Events until `until` says the last one came. */
-async function readStream(response: Response, until: (event: LiveEvent) => boolean): Promise<LiveEvent[]> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: LiveEvent[] = [];
-  let buffer = "";
-  while (events.length === 0 || !until(events.at(-1)!)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const fields = Object.fromEntries(
-        buffer
-          .slice(0, end)
-          .split("\n")
-          .filter((line) => !line.startsWith(":"))
-          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
-      );
-      buffer = buffer.slice(end + 2);
-      if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data) });
-      end = buffer.indexOf("\n\n");
-    }
-  }
-  await reader.cancel();
-  return events;
-}
-
 describe.each(engines)("a listener's filters on $name, against List's", (engine) => {
-  it("lets a listener know exactly the rows List shows with the same query, for every operator", async () => {
-    const app = await readingsApp(engine);
-    const queries = [
-      "score__ne=3",
-      "score__in=1&score__in=5&score__in=9",
-      "score__gt=4",
-      "score__gte=5",
-      "score__lt=5",
-      "score__lte=4",
-      "owner=zed",
-      "owner__ne=mallory",
-      "owner__isnull=true",
-      "owner__isnull=false",
-      "owner__in=amy&owner__in=zed",
-      "owner__gt=mallory",
-      "owner__lte=mallory",
-      "owner__isnull=false&score__lte=4",
-    ];
-    const streams = [];
-    for (const query of queries) {
-      const response = await fetch(`${app.origin}/readings/changes?${query}`);
-      expect(response.status, query).toBe(200);
-      streams.push(response);
-    }
-    const ids: Record<string, number> = {};
-    for (const [name, owner, score] of [
-      ["nobody's one", null, 1],
-      ["amy's three", "amy", 3],
-      ["mallory's five", "mallory", 5],
-      ["zed's four", "zed", 4],
-      ["amy's ten", "amy", 10],
-      ["nobody's nine", null, 9],
-    ] as const) {
-      ids[name] = await app.write("/readings", "POST", { owner, score });
-    }
-    // Into and out of the filters: a score past a bound, an owner taken away.
-    await app.write(`/readings/${ids["amy's three"]}`, "PATCH", { score: 5 });
-    await app.write(`/readings/${ids["amy's ten"]}`, "PATCH", { owner: null });
-    await app.write(`/readings/${ids["mallory's five"]}`, "PATCH", { score: 2 });
-    // The last writes, one of which every query's filters let through: a stream is read up to it.
-    const last = [
-      await app.write("/readings", "POST", { owner: "zed", score: 1 }),
-      await app.write("/readings", "POST", { owner: null, score: 9 }),
-      await app.write("/readings", "POST", { owner: "amy", score: 9 }),
-    ];
-    for (const [index, query] of queries.entries()) {
-      const listed = await fetch(`${app.origin}/readings?${query}&per_page=100`);
-      const shown = ((await listed.json()).result as Array<{ id: number }>).map((row) => row.id).sort();
-      const final = Math.max(...last.filter((id) => shown.includes(id)));
-      expect(final, `${query}: no last write to read up to`).toBeGreaterThan(0);
-      const events = await readStream(streams[index]!, (event) => event.data.object?.id === final);
-      const known = new Set<number>();
-      for (const { event, data } of events) {
-        if (event === "deleted") known.delete(data.object.id);
-        else known.add(data.object.id);
+  it.each([
+    ["a number", z.coerce.number().int()],
+    ["a bigint", z.coerce.bigint()],
+  ])(
+    "lets a listener know exactly the rows List shows with the same query, for every operator, the score %s",
+    async (_, score) => {
+      const app = await readingsApp(engine, score);
+      const queries = [
+        "score__ne=3",
+        "score__in=1&score__in=5&score__in=9",
+        "score__gt=4",
+        "score__gte=5",
+        "score__lt=5",
+        "score__lte=4",
+        "owner=zed",
+        "owner__ne=mallory",
+        "owner__isnull=true",
+        "owner__isnull=false",
+        "owner__in=amy&owner__in=zed",
+        "owner__gt=mallory",
+        "owner__lte=mallory",
+        // Text in the order List's SQL has it: "amy smith" after "amy", "mallory" itself at and past "mallory".
+        "owner__gt=amy",
+        "owner__gte=mallory",
+        "owner__lt=mallory",
+        // An unranked reading meets no comparison: not even 0, nor a bound above it.
+        "rank=0",
+        "rank__lt=5",
+        "owner__isnull=false&score__lte=4",
+      ];
+      const streams = [];
+      for (const query of queries) {
+        const response = await fetch(`${app.origin}/readings/changes?${query}`);
+        expect(response.status, query).toBe(200);
+        streams.push(response);
       }
-      expect([...known].sort(), query).toEqual(shown);
-    }
-    await app.close();
-  });
+      const ids: Record<string, number> = {};
+      for (const [name, owner, score] of [
+        ["nobody's one", null, 1],
+        ["amy's three", "amy", 3],
+        ["mallory's five", "mallory", 5],
+        ["zed's four", "zed", 4],
+        ["amy's ten", "amy", 10],
+        ["nobody's nine", null, 9],
+        ["amy smith's six", "amy smith", 6],
+      ] as const) {
+        ids[name] = await app.write("/readings", "POST", { owner, score });
+      }
+      // Into and out of the filters: a score past a bound, an owner taken away.
+      await app.write(`/readings/${ids["amy's three"]}`, "PATCH", { score: 5 });
+      await app.write(`/readings/${ids["amy's ten"]}`, "PATCH", { owner: null });
+      await app.write(`/readings/${ids["mallory's five"]}`, "PATCH", { score: 2 });
+      // The last writes, one of which every query's filters let through: a stream is read up to it.
+      const last = [
+        await app.write("/readings", "POST", { owner: "zed", score: 1, rank: 0 }),
+        await app.write("/readings", "POST", { owner: null, score: 9 }),
+        await app.write("/readings", "POST", { owner: "amy", score: 9 }),
+      ];
+      for (const [index, query] of queries.entries()) {
+        const listed = await fetch(`${app.origin}/readings?${query}&per_page=100`);
+        const shown = ((await listed.json()).result as Array<{ id: number }>).map((row) => row.id).sort();
+        const final = Math.max(...last.filter((id) => shown.includes(id)));
+        expect(final, `${query}: no last write to read up to`).toBeGreaterThan(0);
+        const events = await readStream(streams[index]!, (event) => event.data.object?.id === final);
+        const known = new Set<number>();
+        for (const { event, data } of events) {
+          if (event === "deleted") known.delete(data.object.id);
+          else known.add(data.object.id);
+        }
+        expect([...known].sort(), query).toEqual(shown);
+      }
+      await app.close();
+    },
+  );
 });

@@ -82,6 +82,33 @@ export async function listen(
   return answer.data[Symbol.asyncIterator]() as AsyncIterator<LiveEvent>;
 }
 
+/** The events of a changes stream, read as Server-Sent Events until `until` says the last one came. */
+export async function readStream(response: Response, until: (event: LiveEvent) => boolean): Promise<LiveEvent[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: LiveEvent[] = [];
+  let buffer = "";
+  while (events.length === 0 || !until(events.at(-1)!)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const fields = Object.fromEntries(
+        buffer
+          .slice(0, end)
+          .split("\n")
+          .filter((line) => !line.startsWith(":"))
+          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+      );
+      buffer = buffer.slice(end + 2);
+      if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data) });
+      end = buffer.indexOf("\n\n");
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
 export interface Engine {
   name: string;
   /** The engine's driver (a second pool on PostgreSQL, standing in for a second process). */
