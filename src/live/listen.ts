@@ -231,7 +231,6 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     // Between 80 % and 100 % of the lifetime: streams opened together (after a deploy) come back spread out.
     const lifetimeMs = this.feed.lifetimeMs * (0.8 + 0.2 * Math.random());
     this.lifetime = setTimeout(() => this.expire(), lifetimeMs);
-    // Stryker disable next-line OptionalChaining: Node's timers always have unref; the optional call is for runtimes whose timers are numbers (Workers, browsers), which the tests do not run on
     (this.lifetime as { unref?: () => void }).unref?.();
   }
 
