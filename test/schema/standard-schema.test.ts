@@ -193,6 +193,20 @@ describe("a Standard Schema without Standard JSON Schema", () => {
       /GET \/bare \(Bare\): request\.query is a valibot Standard Schema without ~standard\.jsonSchema.*toStandardJsonSchema\(\) from @valibot\/to-json-schema/,
     );
   });
+
+  it("is refused the same way inside contentJson, not read as an example object of its own members", () => {
+    class BareBody extends OpenAPIRoute {
+      schema = { request: { body: contentJson(v.object({ title: v.string() }) as any) }, responses: {} };
+      async handle() {
+        return {};
+      }
+    }
+    const app = httpHarnesses[0]!.make();
+    app.router.post("/bare", BareBody);
+    expect(() => app.router.compile()).toThrow(
+      /POST \/bare \(BareBody\): request\.body\.content\["application\/json"\]\.schema is a valibot Standard Schema without ~standard\.jsonSchema/,
+    );
+  });
 });
 
 /*

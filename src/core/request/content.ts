@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compose, isZodSchema, seam } from "../../schema";
+import { compose, isZodSchema, seam, unusableSchemaReason } from "../../schema";
 import type { SchemaInput, SchemaLike, SchemaOutput, StandardSchemaLike } from "../../schema/types";
 import type { MediaTypeConfig, StreamMediaTypeConfig } from "../schema-types";
 
@@ -14,7 +14,9 @@ export function contentJson<T>(schema: T): {
   // Tested structurally (SchemaLike): checking against the z.ZodType class is costly in the editor.
   content: { "application/json": MediaTypeConfig<T extends SchemaLike | StandardSchemaLike ? T : z.ZodType> };
 } {
-  const resolved = seam.isSchema(schema) ? schema : legacyValueToSchema(schema);
+  // A Standard Schema that cannot be documented stays as given, so the route's compile refuses it by name.
+  const resolved =
+    seam.isSchema(schema) || unusableSchemaReason(schema) !== null ? schema : legacyValueToSchema(schema);
   return { content: { "application/json": { schema: resolved as any } } };
 }
 
