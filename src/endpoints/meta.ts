@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type ChangeFeed, isChangeFeed } from "../live/feed";
-import { seam } from "../schema";
+import { seam, unusableSchemaReason } from "../schema";
 import { extendFields } from "./schema-helpers";
 import type { Meta, ModelComplete, ModelSchema, SerializerContext } from "./types";
 
@@ -41,6 +41,8 @@ export function resolveMeta(meta: Meta<ModelSchema>): ResolvedMeta {
       ["_meta.fields", meta.fields],
       ["_meta.model.serializerSchema", meta.model.serializerSchema],
     ] as const) {
+      const unusable = schema === undefined ? null : unusableSchemaReason(schema);
+      if (unusable !== null) throw new Error(`${what} is ${unusable}`);
       if (schema !== undefined && !seam.objectShape(schema as z.ZodType)) {
         throw new Error(`${what} must be an object schema (zod, or another library's through Standard JSON Schema)`);
       }

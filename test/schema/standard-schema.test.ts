@@ -194,6 +194,16 @@ describe("a Standard Schema without Standard JSON Schema", () => {
     );
   });
 
+  it("is refused by name as an auto endpoint's model, when the route is registered", () => {
+    class CreateBare extends SqlCreateEndpoint {
+      _meta = { model: { tableName: "bare", schema: v.object({ id: v.number() }) as any, primaryKeys: ["id"] } };
+    }
+    const app = httpHarnesses[0]!.make();
+    expect(() => app.router.post("/bare", CreateBare)).toThrow(
+      /_meta\.model\.schema is a valibot Standard Schema without ~standard\.jsonSchema.*toStandardJsonSchema\(\)/,
+    );
+  });
+
   it("is refused the same way inside contentJson, not read as an example object of its own members", () => {
     class BareBody extends OpenAPIRoute {
       schema = { request: { body: contentJson(v.object({ title: v.string() }) as any) }, responses: {} };
