@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { ChangeFeed } from "../live/feed";
+import type { ChangeSource } from "../live/listen";
 import type { LiveStorage } from "../live/record";
 import type { ChangeLog } from "../live/types";
 import type { Dialect } from "../sql/dialect";
@@ -36,6 +37,9 @@ const listeners = new WeakMap<object, SqlDriver>();
 // The session of each Drizzle database its listeners read on, and the driver each session's statements go to.
 const rootSessions = new WeakMap<object, DrizzleSession>();
 const sessionDrivers = new WeakMap<DrizzleSession, DrizzleSqlDriver>();
+// The Drizzle side of each SQL live storage, and of its log, made once instead of on every write.
+const sources = new WeakMap<LiveStorage<SqlDriver>, ChangeSource<DrizzleSession>>();
+const drizzleLogs = new WeakMap<ChangeLog<SqlDriver>, ChangeLog<DrizzleSession>>();
 
 /**
  * A statement the SQL dialects write (placeholders `?`, or `$n` on PostgreSQL) as Drizzle SQL, each
@@ -232,6 +236,15 @@ function driverOf(session: DrizzleSession): DrizzleSqlDriver {
   return sessionDrivers.get(session) ?? drizzleSqlDriver(session.db);
 }
 
+function drizzleLog(log: ChangeLog<SqlDriver>): ChangeLog<DrizzleSession> {
+  let wrapped = drizzleLogs.get(log);
+  if (!wrapped) {
+    wrapped = drizzleChangeLog(log);
+    drizzleLogs.set(log, wrapped);
+  }
+  return wrapped;
+}
+
 /** The SQL change log read and written on Drizzle sessions: each session's statements go to its driver. */
 function drizzleChangeLog(log: ChangeLog<SqlDriver>): ChangeLog<DrizzleSession> {
   return {
@@ -270,8 +283,13 @@ export function drizzleLiveStorage(
     rootSessions.set(db, session);
     sessionDrivers.set(session, driver);
   }
+  let source = sources.get(live);
+  if (!source) {
+    source = { ...live.source, log: drizzleLog(live.source.log), session };
+    sources.set(live, source);
+  }
   return {
-    source: { ...live.source, log: drizzleChangeLog(live.source.log), session },
+    source,
     transaction: (work) =>
       live.transaction((tx) => {
         const inTransaction = open((tx as DrizzleSqlDriver).drizzle);

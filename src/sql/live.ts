@@ -14,6 +14,10 @@ const d1ChangeLog = /* @__PURE__ */ new D1ChangeLog();
 
 // One broker per feed and driver (or Durable Object namespace): every collection of a database shares it.
 const brokers = new WeakMap<ChangeFeed, WeakMap<object, ChangeBroker>>();
+// One storage per feed, driver and collection, made on the first write instead of on every one; past
+// CACHED_COLLECTIONS names per driver (collections an app names from its input) each write makes its own.
+const CACHED_COLLECTIONS = 256;
+const storages = new WeakMap<ChangeFeed, WeakMap<SqlDriver, Map<string, LiveStorage<SqlDriver>>>>();
 
 /** Where a live collection on D1 finds what it needs beyond the driver. */
 export interface D1LiveOptions {
@@ -36,8 +40,27 @@ export function sqlLiveStorage(
   collection: string,
   d1?: D1LiveOptions,
 ): LiveStorage<SqlDriver> {
-  const transaction = driver.transaction?.bind(driver);
-  if (!transaction) return d1LiveStorage(feed, driver, collection, d1);
+  if (!driver.transaction) return d1LiveStorage(feed, driver, collection, d1);
+  let byDriver = storages.get(feed);
+  if (!byDriver) {
+    byDriver = new WeakMap();
+    storages.set(feed, byDriver);
+  }
+  let byCollection = byDriver.get(driver);
+  if (!byCollection) {
+    byCollection = new Map();
+    byDriver.set(driver, byCollection);
+  }
+  let live = byCollection.get(collection);
+  if (!live) {
+    live = transactionLiveStorage(feed, driver, collection);
+    if (byCollection.size < CACHED_COLLECTIONS) byCollection.set(collection, live);
+  }
+  return live;
+}
+
+function transactionLiveStorage(feed: ChangeFeed, driver: SqlDriver, collection: string): LiveStorage<SqlDriver> {
+  const transaction = driver.transaction!.bind(driver);
   return {
     source: { feed, log: changeLog, session: driver, broker: brokerFor(feed, driver), collection },
     async transaction(work) {
