@@ -41,16 +41,8 @@ export function sqlLiveStorage(
   d1?: D1LiveOptions,
 ): LiveStorage<SqlDriver> {
   if (!driver.transaction) return d1LiveStorage(feed, driver, collection, d1);
-  let byDriver = storages.get(feed);
-  if (!byDriver) {
-    byDriver = new WeakMap();
-    storages.set(feed, byDriver);
-  }
-  let byCollection = byDriver.get(driver);
-  if (!byCollection) {
-    byCollection = new Map();
-    byDriver.set(driver, byCollection);
-  }
+  const byDriver = entry(storages, feed, () => new WeakMap());
+  const byCollection = entry(byDriver, driver, () => new Map());
   let live = byCollection.get(collection);
   if (!live) {
     live = transactionLiveStorage(feed, driver, collection);
@@ -110,15 +102,19 @@ function brokerFor(feed: ChangeFeed, driver: SqlDriver): ChangeBroker {
 }
 
 function cachedBroker(feed: ChangeFeed, key: object, make: () => ChangeBroker): ChangeBroker {
-  let byKey = brokers.get(feed);
-  if (!byKey) {
-    byKey = new WeakMap();
-    brokers.set(feed, byKey);
+  return entry(
+    entry(brokers, feed, () => new WeakMap()),
+    key,
+    make,
+  );
+}
+
+/** The value `map` holds under `key`, made and kept on the first call. */
+function entry<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
   }
-  let broker = byKey.get(key);
-  if (!broker) {
-    broker = make();
-    byKey.set(key, broker);
-  }
-  return broker;
+  return value;
 }
