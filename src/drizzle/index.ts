@@ -1,7 +1,5 @@
 export type { DrizzleDatabase } from "./dialects";
 export {
-  DrizzleBacked,
-  type DrizzleBackedMembers,
   DrizzleChangesEndpoint,
   DrizzleCreateEndpoint,
   DrizzleDeleteEndpoint,

@@ -3,7 +3,12 @@ import { OpenAPIRoute, type RouteOptions } from "../core/route/open-api-route";
 import { jsonResponse } from "../core/route/respond";
 import type { ValidationFailures } from "../core/route/route-plan";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
-import { NotFoundException, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
+import {
+  type ApiException,
+  NotFoundException,
+  PreconditionFailedException,
+  PreconditionRequiredException,
+} from "../errors/exceptions";
 import { automatic } from "../openapi/automatic-responses";
 import { membersOf } from "../schema";
 import {
@@ -19,14 +24,29 @@ import {
 } from "./conditional";
 import { type ResolvedMeta, resolveMeta } from "./meta";
 import { errorResponses, jsonResponseConfig, mergeSchema, pickFields, successSchema } from "./schema-helpers";
-import type { FilterCondition, Filters, Meta, ModelSchema, SerializerContext } from "./types";
+import type { FilterCondition, Filters, Logger, Meta, ModelSchema, SerializerContext } from "./types";
+
+/**
+ * What an auto endpoint's storage does at the steps every endpoint kind shares. The SQL and Drizzle
+ * endpoints hold one as their `storage` (`sql/endpoints/table-storage.ts`); the plain classes hold none.
+ */
+export interface ModelStorage {
+  /** At registration: checks the model against the storage and builds what the route's requests use. */
+  prepare(endpoint: ModelEndpoint): void;
+  /** The database the request's statements run on. */
+  database(endpoint: ModelEndpoint): unknown;
+  /** The derived schema with what the storage adds to it (D1's bookmark header). */
+  describe?(endpoint: ModelEndpoint, schema: OpenAPIRouteSchema): OpenAPIRouteSchema;
+  /** A success answer, given what the storage adds to it (D1's bookmark). */
+  answered?(endpoint: ModelEndpoint, response: Response): void;
+}
 
 /**
  * What the five auto endpoints share: the Meta, the schema derived from it once at registration,
  * path keys turned into filter conditions, the serializer, and the success envelope.
  */
 export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> extends OpenAPIRoute<HandleArgs> {
-  static override readonly configurationFields: readonly string[] = ["_meta"];
+  static override readonly configurationFields: readonly string[] = ["_meta", "constraintsMessages"];
   /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
   static override readonly compiledAtRegistration: boolean = true;
   /**
@@ -40,6 +60,22 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
 
   /** @internal The path keys, resolved once by `prepareRoute()`; requests inherit them from the registered instance. */
   preparedPathKeys: string[] | undefined = undefined;
+
+  /** The storage the default hooks run on: set by the SQL and Drizzle endpoints, none on the plain classes. */
+  declare readonly storage?: ModelStorage;
+  /** @internal The storage's table for this route, built once by `prepareRoute()`. */
+  storageTable: unknown = undefined;
+  /** The database of a stored endpoint; when unset, the binding named by `dbName`, else the router's `db` option. */
+  db?: unknown;
+  /** Name of the environment binding (Workers `env`) holding a stored endpoint's database, e.g. a D1 binding. */
+  dbName?: string;
+  /**
+   * Answers for UNIQUE violations keyed `"table.column"` (a fresh copy per request); others answer
+   * 409 naming the column.
+   */
+  constraintsMessages: Record<string, ApiException> = {};
+  /** Receives a stored endpoint's statements (debug), successful writes (log) and database failures (error). */
+  logger?: Logger;
 
   /**
    * Set `true` when the endpoint answers 404 for a missing parent object (a nested collection whose
@@ -110,16 +146,30 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
   /** Whether the path identifies one object (its keys must be the primary keys) or a collection. */
   abstract readonly identifiesObject: boolean;
 
-  /** Checks the Meta against the path once at registration and keeps the path keys requests read. */
+  /**
+   * Checks the Meta against the path once at registration and keeps the path keys requests read; a
+   * stored endpoint's storage checks the model and builds its table.
+   */
   override prepareRoute(): void {
     super.prepareRoute();
     this.preparedPathKeys = resolvePathKeys(this.meta, this.identifiesObject, this.params);
+    this.storage?.prepare(this);
+  }
+
+  /**
+   * The database for the current request, resolved as the endpoint's own queries resolve it; use it
+   * for hand-written statements next to the generated ones.
+   */
+  database(): unknown {
+    if (!this.storage) throw new Error(`${this.constructor.name} has no storage: it is not a SQL or Drizzle endpoint`);
+    return this.storage.database(this);
   }
 
   /** Derives the schema from the Meta, with the user's own `schema` laid over it; no side effects. */
   override getSchema(): OpenAPIRouteSchema {
     const meta = this.meta;
-    return mergeSchema(this.deriveSchema(meta), this.schema as OpenAPIRouteSchema, meta.tags);
+    const schema = mergeSchema(this.deriveSchema(meta), this.schema as OpenAPIRouteSchema, meta.tags);
+    return this.storage?.describe?.(this, schema) ?? schema;
   }
 
   /**
@@ -230,7 +280,9 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
 
   /** The `{ success: true, result }` response. */
   success(result: unknown, status = 200, extra: Record<string, unknown> = {}): Response {
-    return jsonResponse({ success: true, result, ...extra }, status);
+    const response = jsonResponse({ success: true, result, ...extra }, status);
+    this.storage?.answered?.(this, response);
+    return response;
   }
 
   notFound(): never {

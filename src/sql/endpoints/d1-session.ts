@@ -1,12 +1,12 @@
 /**
  * D1 read replication for the auto endpoints: which session a request opens (`openD1Session`) and what
- * the document says of the bookmark header (`withBookmarkHeader`). SqlBacked decides when, from its
+ * the document says of the bookmark header (`withBookmarkHeader`). The SQL storage decides when, from an endpoint's
  * `d1Sessions` and `d1BookmarkHeader` fields.
  */
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../../core/schema-types";
 import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
-import type { DatabaseAccess } from "./storage-backed";
+import type { DatabaseAccess } from "./table-storage";
 
 // D1's bookmarks (Sessions API, Time Travel): three 8-digit and one 32-digit lowercase hex groups, which
 // sort by age. Anything else would reach D1 and fail there, or (locally) sort after every real bookmark.
