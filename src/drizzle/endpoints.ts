@@ -45,7 +45,7 @@ export interface DrizzleEndpoint extends StoredEndpoint {
  * D1 binding wrapped once with drizzle-orm/d1) or the router's `db` option; database errors become HTTP
  * errors as on the SQL endpoints, through the same code.
  */
-export const drizzleStorage: TableStorage<DrizzleDatabase, DrizzleSession, DrizzleTable> = tableStorage<
+export const drizzleStorage: TableStorage<DrizzleDatabase, DrizzleSession, DrizzleTable> = /* @__PURE__ */ tableStorage<
   DrizzleDatabase,
   DrizzleSession,
   DrizzleTable
