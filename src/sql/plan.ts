@@ -218,6 +218,7 @@ export function keyValues(
  * The conditions to read a row back by after an update that could not return it: the key as it is
  * now (a written key column takes its new value), and the narrowing conditions on columns not rewritten.
  */
+// Five parameters: five separate values the two tables' update already holds, each read once; a pure function a bag would only hide.
 export function rereadFilters(
   primaryKeys: readonly string[],
   key: Map<string, unknown>,

@@ -284,6 +284,7 @@ function scopeFor(policy: IdempotencyPolicy, label: string, callers: RouteFacts[
 }
 
 /** Runs `execute` at most once per key of the caller (an `IdempotentRoute`'s `run`). */
+// Five parameters: three are the route's compiled parts and two the request's, and one object to carry them would be built per request.
 async function runIdempotent(
   policy: IdempotencyPolicy,
   scopeOf: ScopeOf,

@@ -202,6 +202,7 @@ class LimitedRequest implements RateLimitContext {
  * sent at once cannot all pass a check made before any of them failed), given back (`refund`) once
  * authentication accepts it, then counted by its key: only failures stay against the address.
  */
+// Five parameters: the policy and its buckets are the route's, the rest the request's, and one object to carry them would be built per request.
 async function admit(
   policy: RateLimitPolicy,
   buckets: BucketNames,
