@@ -6,7 +6,7 @@ import type { OpenAPIDocument, OpenAPIVersion } from "../openapi/types";
 import { derivable, docsRoute, Mount, type RouterHandler } from "./mount";
 import { type DocumentContext, type ResolvedRouterOptions, type RouterOptions, resolveOptions } from "./options";
 import { messageOf, registryOf, ServedDocument } from "./served-document";
-import { RouteDefinition, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
+import { type Registration, RouteDefinition, type RouteHost, type ServedRoute, toPredicates } from "./served-route";
 
 /** Methods that register a documented operation. */
 export const DOCUMENTED_METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
@@ -72,9 +72,10 @@ export abstract class RouterCore implements RouteHost {
    * the handlers to give the router; other handlers (middleware) pass through unchanged.
    */
   registerRoute(method: string, path: string, handlers: unknown[], documented = true): RouterHandler[] {
+    const registration: Registration = { method, path, documented };
     return handlers.map((handler) => {
       if (!isRouteClass(handler)) return handler as RouterHandler;
-      const definition = new RouteDefinition(this, handler as OpenAPIRouteClass, method, path, documented);
+      const definition = new RouteDefinition(this, handler as OpenAPIRouteClass, registration);
       this.unchecked.push(definition);
       this.addServed(definition.served);
       return this.handlerFor(definition.served);

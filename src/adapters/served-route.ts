@@ -22,6 +22,15 @@ export interface RouteHost extends Pick<EndpointHost, "getRequest" | "getUrlPara
   incomingFor(request: Request, args: unknown[]): IncomingRequest;
 }
 
+/** What one registration call (`router.get("/tasks/:id", GetTask)`) says of the endpoint classes it registers. */
+export interface Registration {
+  readonly method: string;
+  /** The path as registered, relative to the router's base. */
+  readonly path: string;
+  /** Whether its routes are in the router's document (`all()` registrations are not). */
+  readonly documented: boolean;
+}
+
 /**
  * One endpoint class registered on one router. The class is constructed and its route compiled once,
  * when first needed (its first request, the first document, `router.compile()`), and shared by every
@@ -44,15 +53,19 @@ export class RouteDefinition {
   /** How the route is served on the router it was registered on: what the endpoint instance is linked to. */
   readonly served: ServedRoute;
 
+  /** As its registration gave them (see `Registration`). */
+  readonly method: string;
+  readonly path: string;
+  readonly documented: boolean;
+
   constructor(
     readonly router: RouteHost,
     readonly EndpointClass: OpenAPIRouteClass,
-    readonly method: string,
-    /** The path as registered, relative to the router's base. */
-    readonly path: string,
-    /** Whether the route is in its router's document (`all()` registrations are not). */
-    readonly documented: boolean,
+    { method, path, documented }: Registration,
   ) {
+    this.method = method;
+    this.path = path;
+    this.documented = documented;
     this.served = new ServedRoute(this, path, [], router.hiddenPredicates);
   }
 

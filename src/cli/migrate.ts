@@ -257,7 +257,7 @@ export function migrateSource(
   const body = editedText(file, source, edits);
   const needed = NEEDED_IMPORTS.filter((needed) => edits.some((edit) => edit.needs === needed));
   return {
-    text: rewriteImports(ts, fileName, body, file.helpers, needed),
+    text: rewriteImports(file, body, needed),
     notes: uniqueByLine(notes),
     changes: uniqueByLine(file.changes),
   };
@@ -504,17 +504,13 @@ function editedText(file: FileRewrite, node: TS.Node, edits: readonly Edit[]): s
 }
 
 /**
- * Points the chanfana import at specroute and drops the helpers the rewritten `text` no longer
- * names (those it still names stay: the deprecated shims); adds the `needed` imports it lacks.
+ * Points the chanfana import at specroute and drops the helpers the rewritten `text` of `file` no
+ * longer names (those it still names stay: the deprecated shims); adds the `needed` imports it lacks.
  */
-function rewriteImports(
-  ts: Ts,
-  fileName: string,
-  text: string,
-  helpers: ReadonlyMap<string, string>,
-  needed: readonly NeededImport[],
-): string {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+function rewriteImports(file: FileRewrite, text: string, needed: readonly NeededImport[]): string {
+  const { ts, helpers } = file;
+  // The rewritten text parsed again, under the file's name (which tells TypeScript whether it is TSX).
+  const source = ts.createSourceFile(file.source.fileName, text, ts.ScriptTarget.Latest, true);
   const stillUsed = new Set(helperNames(ts, source, helpers).map((name) => name.text));
   const edits: Edit[] = [];
   const removed = new Map<TS.Node, Edit>();

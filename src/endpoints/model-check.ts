@@ -33,20 +33,29 @@ const QUOTABLE_STRINGS = 512;
  * validators are the object's), and keeps its behaviour: `ModelCheck.forCreate`/`forUpdate` give null.
  */
 export class ModelCheck {
+  /** The model whose output is stored; zod's and Standard models both validate through `~standard`. */
+  private readonly model: StandardJsonSchema;
+  /** The model's members: what is read into the check, and out of its output. */
+  private readonly members: readonly string[];
+  /** Optional members: a NULL column of a stored row is the member left out, not a null sent. */
+  private readonly absentWhenNull: ReadonlySet<string>;
+  /** The route's path keys: a create takes their values from the URL, and an issue under one names it in `params`. */
+  private readonly pathKeys: ReadonlySet<string>;
+  /** The version column the storage writes (a new row's is 1): never taken from the check's output. */
+  private readonly versionField: string | undefined;
+
   private constructor(
-    /** The model whose output is stored; zod's and Standard models both validate through `~standard`. */
-    private readonly model: StandardJsonSchema,
-    /** The model's members: what is read into the check, and out of its output. */
-    private readonly members: readonly string[],
-    /** Optional members: a NULL column of a stored row is the member left out, not a null sent. */
-    private readonly absentWhenNull: ReadonlySet<string>,
-    /** The route's path keys: a create takes their values from the URL, and an issue under one names it in `params`. */
-    private readonly pathKeys: ReadonlySet<string>,
-    /** The version column the storage writes (a new row's is 1): never taken from the check's output. */
-    private readonly versionField: string | undefined,
+    meta: ResolvedMeta,
+    pathKeys: readonly string[],
     /** A create whose body is the model itself: its validation already ran the model whole on the body. */
     private readonly bodyIsModel: boolean,
   ) {
+    const members = membersOf(meta.fields);
+    this.model = meta.fields as unknown as StandardJsonSchema;
+    this.members = Object.keys(members);
+    this.absentWhenNull = new Set(this.members.filter((key) => seam.acceptsUndefined(members[key]!)));
+    this.pathKeys = new Set(pathKeys);
+    this.versionField = meta.model.versionField;
     Object.freeze(this);
   }
 
@@ -59,7 +68,7 @@ export class ModelCheck {
     const members = Object.keys(membersOf(meta.fields));
     const version = meta.model.versionField;
     const leftOut = [...pathKeys, ...(version === undefined ? [] : [version])].some((key) => members.includes(key));
-    return ModelCheck.#of(meta, pathKeys, !leftOut);
+    return new ModelCheck(meta, pathKeys, !leftOut);
   }
 
   /**
@@ -78,20 +87,7 @@ export class ModelCheck {
         );
       }
     }
-    return ModelCheck.#of(meta, pathKeys, false);
-  }
-
-  static #of(meta: ResolvedMeta, pathKeys: readonly string[], bodyIsModel: boolean): ModelCheck {
-    const members = membersOf(meta.fields);
-    const optional = Object.keys(members).filter((key) => seam.acceptsUndefined(members[key]!));
-    return new ModelCheck(
-      meta.fields as unknown as StandardJsonSchema,
-      Object.keys(members),
-      new Set(optional),
-      new Set(pathKeys),
-      meta.model.versionField,
-      bodyIsModel,
-    );
+    return new ModelCheck(meta, pathKeys, false);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -128,7 +129,7 @@ class McpEndpoint {
     server.setRequestHandler(CallToolRequestSchema, ({ params }, extra) => {
       const refused = read?.refusedArguments.get(extra.requestId);
       if (refused !== undefined) return toolError(refused);
-      return this.call(this.toolsOf(doc), params.name, params.arguments ?? {}, request, args);
+      return this.call(this.toolsOf(doc), params, request, args);
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       // Stateless: no session id, and answers as JSON, not an event stream (see docs/mcp.md).
@@ -154,18 +155,21 @@ class McpEndpoint {
     return tools;
   }
 
-  /** Runs the tool's route through the router, as the HTTP request `mcp` came in (its environment, its headers). */
+  /**
+   * Runs the route of the tool `called` names, with its arguments, through the router, as the HTTP
+   * request `mcp` came in (its environment, its headers).
+   */
   private async call(
     tools: ToolSet,
-    name: string,
-    toolArgs: Record<string, unknown>,
+    called: CallToolRequest["params"],
     mcp: Request,
     args: unknown[],
   ): Promise<CallToolResult> {
+    const { name } = called;
     const plan = tools.byName.get(name);
     if (!plan) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     try {
-      const request = requestFor(plan, toolArgs, mcp);
+      const request = requestFor(plan, called.arguments ?? {}, mcp);
       const fetch = this.core.entryFetch ?? this.router.fetch!;
       return await resultOf(plan, await fetch(request, ...this.core.fetchArgs(args)));
     } catch (error) {

@@ -18,6 +18,8 @@ interface FormField {
 
 /** One declared media type of a request body, compiled at registration. */
 export interface MediaPlan {
+  /** The request part it parses, as a `PartPlan` names its own: where its output and its issues go. */
+  name: "body";
   /** How it is read; null for a declared type specroute leaves unread for `handle()` to read. */
   kind: MediaKind | null;
   /** The media type as declared. */
@@ -85,6 +87,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
         }))
       : null;
     media.push({
+      name: "body",
       kind,
       mediaType,
       essence,

@@ -8,7 +8,7 @@ import {
   withoutStackTrace,
 } from "../../errors/exceptions";
 import { issuesToException, problemsToException } from "../../errors/render";
-import { type StandardJsonSchema, type StandardOutcome, seam, validateStandard } from "../../schema";
+import { type StandardOutcome, seam, validateStandard } from "../../schema";
 import type { IdempotentRoute } from "../ops/idempotency";
 import {
   closestRateLimit,
@@ -231,7 +231,7 @@ export class RoutePlan {
       const part = this.parts[i]!;
       const raw = extractPart(part, incoming, errors);
       result.unvalidated[part.name] = raw;
-      const pending = parseInto(part, part.name, raw, result.validated, errors);
+      const pending = parseInto(part, raw, result.validated, errors);
       if (pending) return pending.then(() => this.parseFrom(i + 1, incoming, result, errors));
     }
     const { body } = this;
@@ -318,7 +318,7 @@ function parseBody(
     }
     if (raw === undefined)
       return parseAbsentBody(read.media ?? body.media.find((media) => media.kind !== null), result);
-    return parseInto(read.media!, "body", raw, result.validated, errors)?.catch((err) => refuseBody(err, errors));
+    return parseInto(read.media!, raw, result.validated, errors)?.catch((err) => refuseBody(err, errors));
   } catch (err) {
     refuseBody(err, errors);
     return undefined;
@@ -334,7 +334,7 @@ function parseAbsentBody(media: MediaPlan | undefined, result: ValidationResult)
   if (media === undefined) return undefined;
   const tryParse = (raw: unknown, otherwise: () => Promise<void> | undefined): Promise<void> | undefined => {
     const refused: ApiException[] = [];
-    const pending = parseInto(media, "body", raw, result.validated, refused);
+    const pending = parseInto(media, raw, result.validated, refused);
     const next = () => (refused.length > 0 ? otherwise() : undefined);
     return pending ? pending.then(next, otherwise) : next();
   };
@@ -345,17 +345,20 @@ function parseAbsentBody(media: MediaPlan | undefined, result: ValidationResult)
 // of what a schema is, keyed by the schema, so no plan changes once compiled.
 const asyncSchemas = new WeakSet<z.ZodType>();
 
-/** Parses `raw` with `schema`, storing the output or collecting the issues under the part's path. */
+/** What a part's or a body's plan gives parsing: where the output goes (`body`, `query`, ...) and its schema. */
+type ParsePlan = Pick<PartPlan | MediaPlan, "name" | "schema" | "standard">;
+
+/** Parses `raw` with the plan's schema, storing the output or collecting the issues under the part's path. */
 function parseInto(
-  { schema, standard }: { schema: z.ZodType; standard: StandardJsonSchema | null },
-  name: string,
+  plan: ParsePlan,
   raw: unknown,
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> | undefined {
-  if (standard) return parseStandardInto(standard, name, raw, validated, errors);
+  if (plan.standard) return parseStandardInto(plan, raw, validated, errors);
+  const { schema } = plan;
   // Synchronous unless the schema needs async parsing: no promise (and no microtask) per part.
-  if (asyncSchemas.has(schema)) return parseAsyncInto(schema, name, raw, validated, errors);
+  if (asyncSchemas.has(schema)) return parseAsyncInto(plan, raw, validated, errors);
   let result: z.ZodSafeParseResult<unknown>;
   try {
     result = schema.safeParse(raw);
@@ -363,20 +366,19 @@ function parseInto(
     // zod refuses async refinements in a sync parse; remember and go async for this schema from now on.
     if (!seam.isAsyncParseError(err)) throw err;
     asyncSchemas.add(schema);
-    return parseAsyncInto(schema, name, raw, validated, errors);
+    return parseAsyncInto(plan, raw, validated, errors);
   }
-  store(result, name, validated, errors);
+  store(result, plan.name, validated, errors);
   return undefined;
 }
 
 async function parseAsyncInto(
-  schema: z.ZodType,
-  name: string,
+  plan: ParsePlan,
   raw: unknown,
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> {
-  store(await schema.safeParseAsync(raw), name, validated, errors);
+  store(await plan.schema.safeParseAsync(raw), plan.name, validated, errors);
 }
 
 function store(
@@ -389,17 +391,16 @@ function store(
   else errors.push(issuesToException(result.error.issues as $ZodIssue[], [name]));
 }
 
-/** Validates `raw` with a Standard Schema (valibot, ArkType): its problems become the same 400 zod's issues do. */
+/** Validates `raw` with the plan's Standard Schema (valibot, ArkType): its problems become the same 400 zod's issues do. */
 function parseStandardInto(
-  schema: StandardJsonSchema,
-  name: string,
+  plan: ParsePlan,
   raw: unknown,
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> | undefined {
-  const outcome = validateStandard(schema, raw);
-  if (!(outcome instanceof Promise)) return storeStandard(outcome, name, validated, errors);
-  return outcome.then((settled) => storeStandard(settled, name, validated, errors));
+  const outcome = validateStandard(plan.standard!, raw);
+  if (!(outcome instanceof Promise)) return storeStandard(outcome, plan.name, validated, errors);
+  return outcome.then((settled) => storeStandard(settled, plan.name, validated, errors));
 }
 
 function storeStandard(
