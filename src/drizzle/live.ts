@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { ChangeFeed } from "../live/feed";
 import type { ChangeSource } from "../live/listen";
 import type { LiveStorage } from "../live/record";
-import type { ChangeLog } from "../live/types";
+import type { ChangeBroker, ChangeLog } from "../live/types";
 import type { Dialect } from "../sql/dialect";
 import { mysqlDialect } from "../sql/dialects/mysql";
 import { postgresDialect } from "../sql/dialects/postgres";
@@ -256,6 +256,16 @@ function drizzleChangeLog(log: ChangeLog<SqlDriver>): ChangeLog<DrizzleSession> 
   };
 }
 
+/** The SQL storage's broker on Drizzle sessions: its `recorded` hook runs on the session's driver, in the write's transaction. */
+function drizzleBroker(broker: ChangeBroker<SqlDriver>): ChangeBroker<DrizzleSession> {
+  const { recorded } = broker;
+  return {
+    watch: (collection, wake) => broker.watch(collection, wake),
+    recorded: recorded && ((session, collection) => recorded.call(broker, driverOf(session), collection)),
+    committed: (collection) => broker.committed(collection),
+  };
+}
+
 /**
  * A live collection on a Drizzle database: the same change log, in the same tables, as on the SQL
  * endpoints (`sqlLiveStorage`), so SQL and Drizzle writers of one collection share one log and its
@@ -285,7 +295,7 @@ export function drizzleLiveStorage(
   }
   let source = sources.get(live);
   if (!source) {
-    source = { ...live.source, log: drizzleLog(live.source.log), session };
+    source = { ...live.source, log: drizzleLog(live.source.log), broker: drizzleBroker(live.source.broker), session };
     sources.set(live, source);
   }
   return {

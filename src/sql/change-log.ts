@@ -9,13 +9,12 @@ import type {
 } from "../live/types";
 import { assertCount, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
+import { databaseRecorded } from "./postgres-broker";
 
 /** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
 export const CHANGES_TABLE = "specroute_changes";
 /** One row per collection: `seq` is the newest seq it ever allocated, and its row lock serializes the collection's writers. */
 export const CHANGE_HEADS_TABLE = "specroute_change_heads";
-/** The PostgreSQL channel `record` notifies, with the collection's name as the payload. */
-export const CHANGES_CHANNEL = "specroute_changes";
 
 /** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
 const INSERT_CHUNK = 100;
@@ -76,6 +75,17 @@ function rowText(row: ChangeRow): string {
   return JSON.stringify(row, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
 
+/** What a {@link SqlChangeLog} runs beside the changes it records. */
+export interface SqlChangeLogOptions {
+  /**
+   * Runs in the write's transaction once `record` wrote its changes, on the same `tx`, so that other
+   * processes' listeners hear of them. By default the database's own: on PostgreSQL the NOTIFY of
+   * `postgresBroker`'s `recorded`, none on other engines. `null` for none, where the writer calls its
+   * broker's `recorded` itself (as `recordedWrite` does).
+   */
+  readonly recorded?: ((tx: SqlDriver, collection: string) => Promise<void>) | null;
+}
+
 interface ChangeLine {
   seq: number | string | bigint;
   kind: string;
@@ -90,7 +100,9 @@ interface ChangeLine {
  * transaction open). `record` allocates seqs by incrementing the collection's head row, whose row lock
  * holds the collection's other writers until commit, so seqs follow commit order (under READ
  * COMMITTED, PostgreSQL's default; REPEATABLE READ makes a concurrent writer fail with a serialization
- * error instead). On PostgreSQL it also notifies {@link CHANGES_CHANNEL}, delivered at commit.
+ * error instead). Then, unless made with `recorded: null`, it runs the database's own hook in the same
+ * transaction: on PostgreSQL `postgresBroker`'s, whose notification, delivered at commit, wakes that
+ * broker's listeners in every process.
  *
  * The tables are created on first use by `ready(driver)`, which `readAfter`, `bounds` and `trim` call;
  * `record` cannot (its `tx` is a new object per transaction, and DDL would commit a MySQL transaction),
@@ -108,6 +120,12 @@ interface ChangeLine {
  * const changes = await log.readAfter(driver, "tasks", 0, 100)
  */
 export class SqlChangeLog implements ChangeLog<SqlDriver> {
+  readonly #recorded: SqlChangeLogOptions["recorded"];
+
+  constructor(options: SqlChangeLogOptions = {}) {
+    this.#recorded = options.recorded;
+  }
+
   /** Creates the tables once per driver (outside any transaction); later calls answer the same promise. */
   ready(driver: SqlDriver): Promise<void> {
     let ready = tablesReady.get(driver);
@@ -135,7 +153,8 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     for (let start = 0; start < changes.length; start += INSERT_CHUNK) {
       await this.#insert(tx, collection, changes.slice(start, start + INSERT_CHUNK), first + start, at);
     }
-    if (familyOf(tx.dialect) === "postgres") await tx.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, collection]);
+    const recorded = this.#recorded === undefined ? databaseRecorded(tx.dialect) : this.#recorded;
+    await recorded?.(tx, collection);
   }
 
   async readAfter(driver: SqlDriver, collection: string, afterSeq: number, limit: number): Promise<RecordedChange[]> {
