@@ -7,7 +7,7 @@ import type {
   RecordedChange,
   Retention,
 } from "../live/types";
-import { assertCount, type Dialect } from "./dialect";
+import { assertCount, assertStoreDialect, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 import { databaseRecorded } from "./postgres-broker";
 
@@ -19,13 +19,8 @@ export const CHANGE_HEADS_TABLE = "specroute_change_heads";
 /** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
 const INSERT_CHUNK = 100;
 
-type Family = "sqlite" | "postgres" | "mysql";
-
-function familyOf(dialect: Dialect): Family {
-  if (dialect.name === "sqlite" || dialect.name === "postgres") return dialect.name;
-  if (dialect.name === "mysql" || dialect.name === "mariadb") return "mysql";
-  throw new TypeError(`SqlChangeLog has no tables for the ${dialect.name} dialect`);
-}
+/** What the log's tables and statements refuse a dialect without `tables` and `upsert` with. */
+const REFUSAL = "SqlChangeLog has no tables";
 
 /**
  * The change log's two tables as `CREATE TABLE IF NOT EXISTS` statements for `dialect`, for apps
@@ -35,25 +30,14 @@ function familyOf(dialect: Dialect): Family {
  * for (const statement of changeLogTables(postgresDialect)) await driver.execute(statement, [])
  */
 export function changeLogTables(dialect: Dialect): string[] {
+  assertStoreDialect(dialect, REFUSAL);
   const q = dialect.quote;
-  switch (familyOf(dialect)) {
-    case "sqlite":
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} INTEGER NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} INTEGER NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) WITHOUT ROWID`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} INTEGER NOT NULL)`,
-      ];
-    case "postgres":
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")}))`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL)`,
-      ];
-    case "mysql":
-      // A key cannot be TEXT on MySQL; `_bin` so "Tasks" and "tasks" are two collections, as on the other engines.
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} VARCHAR(16) NOT NULL, ${q("row")} LONGTEXT NOT NULL, ${q("before")} LONGTEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) ENGINE=InnoDB`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL) ENGINE=InnoDB`,
-      ];
-  }
+  const { keyText, shortText, longText, bigInteger, options, keyedOptions } = dialect.tables;
+  const [collection, seq] = [q("collection"), q("seq")];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${collection} ${keyText} NOT NULL, ${seq} ${bigInteger} NOT NULL, ${q("kind")} ${shortText} NOT NULL, ${q("row")} ${longText} NOT NULL, ${q("before")} ${longText}, ${q("at")} ${bigInteger} NOT NULL, PRIMARY KEY (${collection}, ${seq}))${keyedOptions}`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${collection} ${keyText} NOT NULL PRIMARY KEY, ${seq} ${bigInteger} NOT NULL)${options}`,
+  ];
 }
 
 // Per driver, not per SqlChangeLog: the tables are the database's, whichever log instance asks first.
@@ -221,29 +205,24 @@ AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
   /** Adds `count` to the collection's head (creating it at `count`) and answers the new head, its row locked until commit. */
   async #advanceHead(tx: SqlDriver, collection: string, count: number): Promise<number> {
     const { dialect } = tx;
+    assertStoreDialect(dialect, REFUSAL);
+    const { upsert } = dialect;
     const q = dialect.quote;
-    const heads = q(CHANGE_HEADS_TABLE);
-    const seq = q("seq");
-    if (familyOf(dialect) === "mysql") {
-      // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
-      await tx.execute(
-        `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (?, ?) ON DUPLICATE KEY UPDATE ${seq} = ${seq} + ?`,
-        [collection, count, count],
-      );
-      // A locking read answers the row as this transaction left it, whatever its snapshot.
-      const [line] = await tx.query<{ seq: unknown }>(
-        `SELECT ${seq} FROM ${heads} WHERE ${q("collection")} = ? FOR UPDATE`,
-        [collection],
-      );
+    const p = dialect.placeholder;
+    const [heads, key, seq] = [q(CHANGE_HEADS_TABLE), q("collection"), q("seq")];
+    // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
+    // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
+    const insert = `INSERT INTO ${heads} (${key}, ${seq}) VALUES (${p(1)}, ${p(2)}) ${upsert.update(key)} ${seq} = ${upsert.stored(heads, seq)} + ${p(3)}`;
+    const params = [collection, count, count];
+    if (upsert.returning) {
+      const [line] = await tx.query<{ seq: unknown }>(`${insert} RETURNING ${seq}`, params);
       return Number(line.seq);
     }
-    const p = dialect.placeholder;
-    // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
-    const [line] = await tx.query<{ seq: unknown }>(
-      `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (${p(1)}, ${p(2)})
-ON CONFLICT (${q("collection")}) DO UPDATE SET ${seq} = ${heads}.${seq} + excluded.${seq} RETURNING ${seq}`,
-      [collection, count],
-    );
+    await tx.execute(insert, params);
+    // A locking read answers the row as this transaction left it, whatever its snapshot.
+    const [line] = await tx.query<{ seq: unknown }>(`SELECT ${seq} FROM ${heads} WHERE ${key} = ${p(1)} FOR UPDATE`, [
+      collection,
+    ]);
     return Number(line.seq);
   }
 

@@ -58,3 +58,25 @@ describe("the DDL of specroute's own tables, for migrations", () => {
     });
   }
 });
+
+describe("a dialect without the words of specroute's own tables", () => {
+  // A dialect of the app's own, as the Dialect interface allows: without `tables` and `upsert` the stores cannot write it.
+  const { tables: _tables, upsert: _upsert, ...bare } = postgresDialect;
+  const cockroach: Dialect = { ...bare, name: "cockroach" };
+
+  it("is refused by each store with a TypeError naming it", () => {
+    expect(() => changeLogTables(cockroach)).toThrow(
+      new TypeError("SqlChangeLog has no tables for the cockroach dialect"),
+    );
+    expect(() => idempotencyTable(cockroach)).toThrow(
+      new TypeError("sqlIdempotencyStore has no table for the cockroach dialect"),
+    );
+    expect(() => rateLimitTable(cockroach)).toThrow(
+      new TypeError("sqlRateLimitStore has no table for the cockroach dialect"),
+    );
+  });
+
+  it("is not needed by a dialect made from a shipped one, which carries them", () => {
+    expect(changeLogTables({ ...postgresDialect, name: "cockroach" })).toEqual(POSTGRES.log);
+  });
+});
