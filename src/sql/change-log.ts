@@ -70,6 +70,16 @@ export interface SqlChangeLogOptions {
   readonly recorded?: ((tx: SqlDriver, collection: string) => Promise<void>) | null;
 }
 
+/** One `record` call's changes as the log writes them, with what every one of them shares. */
+interface Batch {
+  readonly collection: string;
+  readonly changes: readonly ChangeToRecord[];
+  /** The seq of `changes[0]`: the others follow it, one by one. */
+  readonly firstSeq: number;
+  /** When they were recorded, in milliseconds since the epoch. */
+  readonly at: number;
+}
+
 interface ChangeLine {
   seq: number | string | bigint;
   kind: string;
@@ -132,11 +142,8 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
     if (changes.length === 0) return;
     const head = await this.#advanceHead(tx, collection, changes.length);
-    const at = Date.now();
-    const first = head - changes.length + 1;
-    for (let start = 0; start < changes.length; start += INSERT_CHUNK) {
-      await this.#insert(tx, collection, changes.slice(start, start + INSERT_CHUNK), first + start, at);
-    }
+    const batch: Batch = { collection, changes, firstSeq: head - changes.length + 1, at: Date.now() };
+    for (let start = 0; start < changes.length; start += INSERT_CHUNK) await this.#insert(tx, batch, start);
     const recorded = this.#recorded === undefined ? databaseRecorded(tx.dialect) : this.#recorded;
     await recorded?.(tx, collection);
   }
@@ -226,25 +233,25 @@ AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
     return Number(line.seq);
   }
 
-  async #insert(
-    tx: SqlDriver,
-    collection: string,
-    changes: readonly ChangeToRecord[],
-    firstSeq: number,
-    at: number,
-  ): Promise<void> {
+  /** Writes the batch's changes from `start` on, at most INSERT_CHUNK, in one INSERT. */
+  async #insert(tx: SqlDriver, batch: Batch, start: number): Promise<void> {
     const { dialect } = tx;
     const q = dialect.quote;
+    const { collection, changes, firstSeq, at } = batch;
+    const end = Math.min(start + INSERT_CHUNK, changes.length);
     const params: unknown[] = [];
-    const tuples = changes.map((change, index) => {
-      const before = change.before === null ? null : rowText(change.before);
-      const values = [collection, firstSeq + index, change.kind, rowText(change.row), before, at];
-      const placeholders = values.map((value) => {
-        params.push(value);
-        return dialect.placeholder(params.length);
-      });
-      return `(${placeholders.join(", ")})`;
-    });
+    const bind = (value: unknown) => {
+      params.push(value);
+      return dialect.placeholder(params.length);
+    };
+    const tuples: string[] = [];
+    for (let index = start; index < end; index++) {
+      const { kind, row, before } = changes[index];
+      const beforeText = before === null ? null : rowText(before);
+      tuples.push(
+        `(${bind(collection)}, ${bind(firstSeq + index)}, ${bind(kind)}, ${bind(rowText(row))}, ${bind(beforeText)}, ${bind(at)})`,
+      );
+    }
     const columns = ["collection", "seq", "kind", "row", "before", "at"].map(q).join(", ");
     await tx.execute(`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES ${tuples.join(", ")}`, params);
   }
