@@ -10,6 +10,7 @@ import type {
 import { assertCount, assertStoreDialect, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 import { databaseRecorded } from "./postgres-broker";
+import { executeStatement, queryStatement } from "./statement-parts";
 
 /** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
 export const CHANGES_TABLE = "specroute_changes";
@@ -154,18 +155,19 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     await this.ready(driver);
     const { dialect } = driver;
     const q = dialect.quote;
-    const params: unknown[] = [collection, afterSeq];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return dialect.placeholder(params.length);
-    };
-    const limitClause = dialect.limit ? dialect.limit(limit, bind) : dialect.limitOffset(limit, 0, bind);
-    const lines = await driver.query<ChangeLine>(
-      `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)}
-WHERE ${q("collection")} = ${dialect.placeholder(1)} AND ${q("seq")} > ${dialect.placeholder(2)}
+    // The limit, a checked count, is written as its digits (as MySQL's dialect writes it anyway).
+    const digits = (value: unknown) => String(value);
+    const limitClause = dialect.limit ? dialect.limit(limit, digits) : dialect.limitOffset(limit, 0, digits);
+    const lines = await queryStatement<ChangeLine>(driver, {
+      text: [
+        `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)}
+WHERE ${q("collection")} = `,
+        ` AND ${q("seq")} > `,
+        `
 ORDER BY ${q("seq")} ${limitClause}`,
-      params,
-    );
+      ],
+      params: [collection, afterSeq],
+    });
     return lines.map((line) => ({
       seq: Number(line.seq),
       kind: line.kind as ChangeKind,
@@ -180,11 +182,15 @@ ORDER BY ${q("seq")} ${limitClause}`,
     const { dialect } = driver;
     const q = dialect.quote;
     // One statement, so both numbers come from one snapshot.
-    const [line] = await driver.query<{ oldest: unknown; newest: unknown }>(
-      `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(1)}) AS ${q("oldest")},
-(SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(2)}) AS ${q("newest")}`,
-      [collection, collection],
-    );
+    const [line] = await queryStatement<{ oldest: unknown; newest: unknown }>(driver, {
+      text: [
+        `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
+        `) AS ${q("oldest")},
+(SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = `,
+        `) AS ${q("newest")}`,
+      ],
+      params: [collection, collection],
+    });
     const newest = line?.newest == null ? 0 : Number(line.newest);
     // trim keeps the newest change; should every change be gone by other means, none up to the head is held.
     const oldest = line?.oldest == null ? (newest > 0 ? newest + 1 : 0) : Number(line.oldest);
@@ -196,17 +202,21 @@ ORDER BY ${q("seq")} ${limitClause}`,
     if (!(retention.maxAgeMs >= 0)) throw new RangeError("retention.maxAgeMs must be a non-negative number");
     const { newest } = await this.bounds(driver, collection);
     if (newest === 0) return;
-    const { dialect } = driver;
-    const q = dialect.quote;
-    const p = dialect.placeholder;
+    const q = driver.dialect.quote;
     // An infinite age keeps every change the count keeps: no `at` is below 0.
     const cutoff = Number.isFinite(retention.maxAgeMs) ? Math.floor(Date.now() - retention.maxAgeMs) : 0;
     // `seq < newest` keeps the newest change whatever the retention, so bounds stay meaningful.
-    await driver.execute(
-      `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${p(1)} AND ${q("seq")} < ${p(2)}
-AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
-      [collection, newest, newest - retention.count, cutoff],
-    );
+    await executeStatement(driver, {
+      text: [
+        `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
+        ` AND ${q("seq")} < `,
+        `
+AND (${q("seq")} <= `,
+        ` OR ${q("at")} < `,
+        ")",
+      ],
+      params: [collection, newest, newest - retention.count, cutoff],
+    });
   }
 
   /** Adds `count` to the collection's head (creating it at `count`) and answers the new head, its row locked until commit. */
@@ -215,44 +225,45 @@ AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
     assertStoreDialect(dialect, REFUSAL);
     const { upsert } = dialect;
     const q = dialect.quote;
-    const p = dialect.placeholder;
     const [heads, key, seq] = [q(CHANGE_HEADS_TABLE), q("collection"), q("seq")];
     // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
     // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
-    const insert = `INSERT INTO ${heads} (${key}, ${seq}) VALUES (${p(1)}, ${p(2)}) ${upsert.update(key)} ${seq} = ${upsert.stored(heads, seq)} + ${p(3)}`;
-    const params = [collection, count, count];
+    const insert = {
+      text: [
+        `INSERT INTO ${heads} (${key}, ${seq}) VALUES (`,
+        ", ",
+        `) ${upsert.update(key)} ${seq} = ${upsert.stored(heads, seq)} + `,
+        upsert.returning ? ` RETURNING ${seq}` : "",
+      ],
+      params: [collection, count, count],
+    };
     if (upsert.returning) {
-      const [line] = await tx.query<{ seq: unknown }>(`${insert} RETURNING ${seq}`, params);
+      const [line] = await queryStatement<{ seq: unknown }>(tx, insert);
       return Number(line.seq);
     }
-    await tx.execute(insert, params);
+    await executeStatement(tx, insert);
     // A locking read answers the row as this transaction left it, whatever its snapshot.
-    const [line] = await tx.query<{ seq: unknown }>(`SELECT ${seq} FROM ${heads} WHERE ${key} = ${p(1)} FOR UPDATE`, [
-      collection,
-    ]);
+    const [line] = await queryStatement<{ seq: unknown }>(tx, {
+      text: [`SELECT ${seq} FROM ${heads} WHERE ${key} = `, " FOR UPDATE"],
+      params: [collection],
+    });
     return Number(line.seq);
   }
 
   /** Writes the batch's changes from `start` on, at most INSERT_CHUNK, in one INSERT. */
   async #insert(tx: SqlDriver, batch: Batch, start: number): Promise<void> {
-    const { dialect } = tx;
-    const q = dialect.quote;
+    const q = tx.dialect.quote;
     const { collection, changes, firstSeq, at } = batch;
     const end = Math.min(start + INSERT_CHUNK, changes.length);
+    const columns = ["collection", "seq", "kind", "row", "before", "at"].map(q).join(", ");
+    const text = [`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES (`];
     const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return dialect.placeholder(params.length);
-    };
-    const tuples: string[] = [];
     for (let index = start; index < end; index++) {
       const { kind, row, before } = changes[index];
-      const beforeText = before === null ? null : rowText(before);
-      tuples.push(
-        `(${bind(collection)}, ${bind(firstSeq + index)}, ${bind(kind)}, ${bind(rowText(row))}, ${bind(beforeText)}, ${bind(at)})`,
-      );
+      params.push(collection, firstSeq + index, kind, rowText(row), before === null ? null : rowText(before), at);
+      // What follows each of the change's six values: a comma, and after the sixth the next tuple or the end.
+      text.push(", ", ", ", ", ", ", ", ", ", index + 1 < end ? "), (" : ")");
     }
-    const columns = ["collection", "seq", "kind", "row", "before", "at"].map(q).join(", ");
-    await tx.execute(`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES ${tuples.join(", ")}`, params);
+    await executeStatement(tx, { text, params });
   }
 }

@@ -2,6 +2,7 @@ import type { ChangeBroker } from "../live/types";
 import type { Dialect } from "./dialect";
 import { postgresDialect } from "./dialects/postgres";
 import type { SqlDriver } from "./driver";
+import { queryStatement } from "./statement-parts";
 
 /** The PostgreSQL channel a live write notifies in its transaction, with the collection's name as the payload. */
 export const CHANGES_CHANNEL = "specroute_changes";
@@ -12,7 +13,7 @@ const RELISTEN_MAX_MS = 30_000;
 
 /** Notifies {@link CHANGES_CHANNEL} of `collection` in the transaction `tx` runs: delivered at its commit, never on rollback. */
 async function notifyChanges(tx: SqlDriver, collection: string): Promise<void> {
-  await tx.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, collection]);
+  await queryStatement(tx, { text: ["SELECT pg_notify(", ", ", ")"], params: [CHANGES_CHANNEL, collection] });
 }
 
 /**

@@ -100,6 +100,44 @@ describe("a broker's recorded hook", () => {
   });
 });
 
+describe("a Drizzle database seen by the change log and its hooks as a SqlDriver", () => {
+  const databases = [
+    ["SQLite", () => ({ db: drizzleSqlite(new Database(":memory:")), close: async () => {} })],
+    [
+      "PGlite",
+      () => {
+        const client = new PGlite();
+        return { db: drizzlePglite(client), close: () => client.close() };
+      },
+    ],
+  ] as const;
+
+  for (const [name, open] of databases) {
+    it(`binds each value where the statement's parts put it, a '?' or '$1' in its text left as text (${name})`, async () => {
+      const { db, close } = open();
+      try {
+        const answers: unknown[] = [];
+        const feed = changeFeed({
+          broker: hookBroker(async (tx) => {
+            answers.push(
+              await tx.queryParts!({ text: ["SELECT '?' AS q, '$1' AS d, CAST(", " AS INTEGER) AS v"], params: [7] }),
+            );
+            // Text cannot say where a value goes without being read again: a statement with values comes in parts.
+            await expect(tx.query("SELECT CAST(? AS INTEGER) AS v", [7])).rejects.toThrow(TypeError);
+          }),
+        });
+        await recordedWrite(drizzleLiveStorage(feed, db, "notes"), async () => ({
+          result: null,
+          changes: [change(1)],
+        }));
+        expect(answers).toEqual([[{ q: "?", d: "$1", v: 7 }]]);
+      } finally {
+        await close();
+      }
+    });
+  }
+});
+
 describe("PostgreSQL's notification of a write (PGlite, which listens in process)", () => {
   /** The payloads PGlite delivers on CHANGES_CHANNEL from now on. */
   async function notices(db: PGlite): Promise<string[]> {
