@@ -64,9 +64,9 @@ function rowText(row: ChangeRow): string {
 export interface SqlChangeLogOptions {
   /**
    * Runs in the write's transaction once `record` wrote its changes, on the same `tx`, so that other
-   * processes' listeners hear of them. By default the database's own: on PostgreSQL the NOTIFY of
-   * `postgresBroker`'s `recorded`, none on other engines. `null` for none, where the writer calls its
-   * broker's `recorded` itself (as `recordedWrite` does).
+   * processes' listeners hear of them. By default the database's own: on PostgreSQL `postgresBroker`'s
+   * `recorded`, none on other engines. `null` for none, where the writer calls its broker's `recorded`
+   * itself (as `recordedWrite` does).
    */
   readonly recorded?: ((tx: SqlDriver, collection: string) => Promise<void>) | null;
 }
@@ -160,11 +160,9 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     const limitClause = dialect.limit ? dialect.limit(limit, digits) : dialect.limitOffset(limit, 0, digits);
     const lines = await queryStatement<ChangeLine>(driver, {
       text: [
-        `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)}
-WHERE ${q("collection")} = `,
+        `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
         ` AND ${q("seq")} > `,
-        `
-ORDER BY ${q("seq")} ${limitClause}`,
+        ` ORDER BY ${q("seq")} ${limitClause}`,
       ],
       params: [collection, afterSeq],
     });
@@ -185,8 +183,7 @@ ORDER BY ${q("seq")} ${limitClause}`,
     const [line] = await queryStatement<{ oldest: unknown; newest: unknown }>(driver, {
       text: [
         `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
-        `) AS ${q("oldest")},
-(SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = `,
+        `) AS ${q("oldest")}, (SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = `,
         `) AS ${q("newest")}`,
       ],
       params: [collection, collection],
@@ -210,8 +207,7 @@ ORDER BY ${q("seq")} ${limitClause}`,
       text: [
         `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
         ` AND ${q("seq")} < `,
-        `
-AND (${q("seq")} <= `,
+        ` AND (${q("seq")} <= `,
         ` OR ${q("at")} < `,
         ")",
       ],
