@@ -11,7 +11,7 @@ import type { ExecuteResult, SqlDriver, StatementParts } from "../sql/driver";
 import { pgDriver } from "../sql/drivers/pg";
 import { ConnectionLock } from "../sql/drivers/transaction";
 import { sqlLiveStorage } from "../sql/live";
-import { statementText } from "../sql/statement-parts";
+import { statementText } from "../sql/statement";
 import { type DrizzleDatabase, databaseDialect, isEntity } from "./dialects";
 import type { DrizzleSession } from "./table";
 

@@ -10,7 +10,7 @@ import type {
 import { assertCount, assertStoreDialect, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 import { databaseRecorded } from "./postgres-broker";
-import { executeStatement, queryStatement } from "./statement-parts";
+import { executeStatement, queryStatement } from "./statement";
 
 /** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
 export const CHANGES_TABLE = "specroute_changes";

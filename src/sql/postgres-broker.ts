@@ -2,7 +2,7 @@ import type { ChangeBroker } from "../live/types";
 import type { Dialect } from "./dialect";
 import { postgresDialect } from "./dialects/postgres";
 import type { SqlDriver } from "./driver";
-import { queryStatement } from "./statement-parts";
+import { queryStatement } from "./statement";
 
 /** The PostgreSQL channel a live write notifies in its transaction, with the collection's name as the payload. */
 export const CHANGES_CHANNEL = "specroute_changes";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mysqlDialect } from "./dialects/mysql";
 import { postgresDialect } from "./dialects/postgres";
 import { sqliteDialect } from "./dialects/sqlite";
-import { statementText } from "./statement-parts";
+import { statementText } from "./statement";
 
 describe("statementText", () => {
   const statement = { text: ["SELECT * FROM t WHERE a = ", " AND b IN (", ", ", ")"], params: [1, 2, 3] };
