@@ -1,25 +1,31 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, type SQLChunk, sql } from "drizzle-orm";
 import type { ChangeFeed } from "../live/feed";
 import type { ChangeSource } from "../live/listen";
 import type { LiveStorage } from "../live/record";
-import type { ChangeLog } from "../live/types";
+import type { ChangeBroker, ChangeLog } from "../live/types";
 import type { Dialect } from "../sql/dialect";
 import { mysqlDialect } from "../sql/dialects/mysql";
 import { postgresDialect } from "../sql/dialects/postgres";
 import { sqliteDialect } from "../sql/dialects/sqlite";
-import type { ExecuteResult, SqlDriver } from "../sql/driver";
+import type { ExecuteResult, SqlDriver, StatementParts } from "../sql/driver";
 import { pgDriver } from "../sql/drivers/pg";
 import { ConnectionLock } from "../sql/drivers/transaction";
 import { sqlLiveStorage } from "../sql/live";
+import { statementText } from "../sql/statement";
 import { type DrizzleDatabase, databaseDialect, isEntity } from "./dialects";
 import type { DrizzleSession } from "./table";
 
 // `any`: the three dialects' databases share `execute`/`all`/`run`/`transaction` by name, not by a declared type.
 type AnyDatabase = any;
 
-/** A SqlDriver over a Drizzle database or transaction, and that Drizzle database, which the table's statements use. */
+/**
+ * A SqlDriver over a Drizzle database or transaction, and that Drizzle database, which the table's
+ * statements use. It takes a statement's values only in parts, which Drizzle binds in their places.
+ */
 interface DrizzleSqlDriver extends SqlDriver {
   readonly drizzle: DrizzleDatabase;
+  queryParts<T = Record<string, unknown>>(statement: StatementParts): Promise<T[]>;
+  executeParts(statement: StatementParts): Promise<ExecuteResult>;
 }
 
 const SQL_DIALECTS: Record<"sqlite" | "postgres" | "mysql", Dialect> = {
@@ -41,21 +47,22 @@ const sessionDrivers = new WeakMap<DrizzleSession, DrizzleSqlDriver>();
 const sources = new WeakMap<LiveStorage<SqlDriver>, ChangeSource<DrizzleSession>>();
 const drizzleLogs = new WeakMap<ChangeLog<SqlDriver>, ChangeLog<DrizzleSession>>();
 
-/**
- * A statement the SQL dialects write (placeholders `?`, or `$n` on PostgreSQL) as Drizzle SQL, each
- * value bound in its place. The change log's statements hold neither inside a literal.
- */
-function boundStatement(text: string, params: unknown[], dialect: Dialect): SQL {
-  const chunks: SQL[] = [];
-  let last = 0;
-  let next = 0;
-  for (const match of text.matchAll(dialect === postgresDialect ? /\$(\d+)/g : /\?/g)) {
-    const value = match[1] === undefined ? params[next++] : params[Number(match[1]) - 1];
-    chunks.push(sql.raw(text.slice(last, match.index)), sql`${value}`);
-    last = match.index + match[0].length;
-  }
-  chunks.push(sql.raw(text.slice(last)));
+/** A statement given as parts (the text around each value) as Drizzle SQL: Drizzle writes each value's placeholder. */
+function drizzleStatement(statement: StatementParts): SQL {
+  const { text, params } = statement;
+  const chunks: SQLChunk[] = [sql.raw(text[0])];
+  for (let index = 0; index < params.length; index++) chunks.push(sql.param(params[index]), sql.raw(text[index + 1]));
   return sql.join(chunks);
+}
+
+/** A statement given as text: bound values have no place in it that Drizzle can know, so it carries none. */
+function textStatement(text: string, params: unknown[]): SQL {
+  if (params.length > 0) {
+    throw new TypeError(
+      "A Drizzle database takes a statement's values in parts: run it with queryParts or executeParts",
+    );
+  }
+  return sql.raw(text);
 }
 
 /** Rows and counts as each dialect's Drizzle databases answer a raw statement. */
@@ -73,18 +80,26 @@ async function countOf(db: AnyDatabase, dialect: Dialect, statement: SQL): Promi
   return { changes: Number(header?.changes ?? header?.rowsAffected ?? header?.affectedRows ?? header?.rowCount ?? 0) };
 }
 
-/** `query` and `execute` on `db`; `whenFree` is the synchronous SQLite connection's lock, outside its transactions. */
+type Statements = Pick<DrizzleSqlDriver, "dialect" | "drizzle" | "query" | "execute" | "queryParts" | "executeParts">;
+
+/**
+ * The statements of `db`: given as parts (the change log's, with values), or as text without values
+ * (its tables' DDL). `whenFree` is the synchronous SQLite connection's lock, outside its transactions.
+ */
 function statements(
   db: DrizzleDatabase,
   dialect: Dialect,
   whenFree: <T>(send: () => Promise<T>) => Promise<T> = (send) => send(),
-): Pick<DrizzleSqlDriver, "dialect" | "drizzle" | "query" | "execute"> {
+): Statements {
+  const rows = <T>(statement: SQL) => whenFree(() => rowsOf(db, dialect, statement) as Promise<T[]>);
+  const count = (statement: SQL) => whenFree(() => countOf(db, dialect, statement));
   return {
     dialect,
     drizzle: db,
-    query: <T>(text: string, params: unknown[]) =>
-      whenFree(() => rowsOf(db, dialect, boundStatement(text, params, dialect)) as Promise<T[]>),
-    execute: (text, params) => whenFree(() => countOf(db, dialect, boundStatement(text, params, dialect))),
+    query: async <T>(text: string, params: unknown[]) => rows<T>(textStatement(text, params)),
+    execute: async (text, params) => count(textStatement(text, params)),
+    queryParts: <T>(statement: StatementParts) => rows<T>(drizzleStatement(statement)),
+    executeParts: (statement) => count(drizzleStatement(statement)),
   };
 }
 
@@ -103,6 +118,14 @@ function transactionDriver(tx: DrizzleDatabase, dialect: Dialect, isOpen: () => 
     async execute(text, params) {
       assertOpen();
       return inner.execute(text, params);
+    },
+    async queryParts<T>(statement: StatementParts) {
+      assertOpen();
+      return inner.queryParts<T>(statement);
+    },
+    async executeParts(statement) {
+      assertOpen();
+      return inner.executeParts(statement);
     },
     transaction: (nested) => nested(driver),
   };
@@ -228,6 +251,15 @@ function loggedDriver(driver: DrizzleSqlDriver, onQuery: DrizzleSession["onQuery
       onQuery(text, params);
       return driver.execute(text, params);
     },
+    // The logger reads a statement as the SQL drivers send it, with the dialect's placeholders.
+    queryParts<T>(statement: StatementParts) {
+      onQuery(statementText(statement, driver.dialect), statement.params);
+      return driver.queryParts<T>(statement);
+    },
+    executeParts(statement) {
+      onQuery(statementText(statement, driver.dialect), statement.params);
+      return driver.executeParts(statement);
+    },
   };
   return logged;
 }
@@ -253,6 +285,16 @@ function drizzleChangeLog(log: ChangeLog<SqlDriver>): ChangeLog<DrizzleSession> 
     readAfter: (session, collection, afterSeq, limit) => log.readAfter(driverOf(session), collection, afterSeq, limit),
     bounds: (session, collection) => log.bounds(driverOf(session), collection),
     trim: (session, collection, retention) => log.trim(driverOf(session), collection, retention),
+  };
+}
+
+/** The SQL storage's broker on Drizzle sessions: its `recorded` hook runs on the session's driver, in the write's transaction. */
+function drizzleBroker(broker: ChangeBroker<SqlDriver>): ChangeBroker<DrizzleSession> {
+  const { recorded } = broker;
+  return {
+    watch: (collection, wake) => broker.watch(collection, wake),
+    recorded: recorded && ((session, collection) => recorded.call(broker, driverOf(session), collection)),
+    committed: (collection) => broker.committed(collection),
   };
 }
 
@@ -285,7 +327,7 @@ export function drizzleLiveStorage(
   }
   let source = sources.get(live);
   if (!source) {
-    source = { ...live.source, log: drizzleLog(live.source.log), session };
+    source = { ...live.source, log: drizzleLog(live.source.log), broker: drizzleBroker(live.source.broker), session };
     sources.set(live, source);
   }
   return {

@@ -35,7 +35,10 @@ export interface ChangeFeedOptions {
   maxListeners?: Partial<ListenerBounds>;
   /** Replays after a `Last-Event-ID`: at most 1,000 changes back (default), 2 catch-up reads at once (default). */
   replay?: Partial<ReplayBounds>;
-  /** Wakes listeners in other processes; default: chosen by the database (PostgreSQL's NOTIFY, else polling the log). */
+  /**
+   * Wakes listeners in other processes; default: chosen by the database (PostgreSQL's NOTIFY, else
+   * polling the log). On PostgreSQL the writes still send the NOTIFY unless it has a `recorded` hook.
+   */
   broker?: ChangeBroker;
   /** How often the polling broker reads the log's head, in milliseconds; default 1,000. */
   pollMs?: number;

@@ -14,7 +14,7 @@ export interface ChangeSource<Session> {
   readonly log: ChangeLog<Session>;
   /** The session reads run on; one reader per collection is shared by every listener of the same session. */
   readonly session: Session & object;
-  readonly broker: ChangeBroker;
+  readonly broker: ChangeBroker<Session>;
   readonly collection: string;
 }
 

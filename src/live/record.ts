@@ -22,7 +22,7 @@ const commitsSinceTrim = new WeakMap<ChangeFeed, Map<string, number>>();
  * Runs `work` in one transaction with the change it makes recorded there: the collection's writers are
  * serialized first (so what `work` reads of a row before changing it is what the change replaces), the
  * changes are recorded in the same transaction (so a crash between commit and publish loses nothing),
- * and after the commit the broker wakes the listeners.
+ * followed there by the broker's `recorded` hook, and after the commit the broker wakes the listeners.
  */
 export async function recordedWrite<Session, T>(
   live: LiveStorage<Session>,
@@ -32,7 +32,10 @@ export async function recordedWrite<Session, T>(
   const { result, changes } = await live.transaction(async (session) => {
     await log.lock(session, collection);
     const outcome = await work(session);
-    if (outcome.changes.length > 0) await log.record(session, collection, outcome.changes);
+    if (outcome.changes.length > 0) {
+      await log.record(session, collection, outcome.changes);
+      await broker.recorded?.(session, collection);
+    }
     return outcome;
   });
   if (changes.length === 0) return result;

@@ -54,8 +54,8 @@ export interface ChangeLog<Session> {
   lock(session: Session, collection: string): Promise<void>;
   /**
    * Records `changes`, in order, in the transaction `session` runs (a `SqlDriver.transaction`'s `tx`):
-   * they are seen when it commits and never when it rolls back. Where the storage's broker travels
-   * with the transaction (PostgreSQL's NOTIFY), it is sent here too.
+   * they are seen when it commits and never when it rolls back. What wakes the listeners is the
+   * broker's (`ChangeBroker.recorded`, in the same transaction, and `committed`, after it).
    */
   record(session: Session, collection: string, changes: readonly ChangeToRecord[]): Promise<void>;
   /** The changes after `afterSeq`, oldest first, at most `limit`. */
@@ -68,10 +68,17 @@ export interface ChangeLog<Session> {
 /**
  * Wakes the listeners of a collection in every process when its log has grown: in process, by
  * PostgreSQL's LISTEN/NOTIFY, by polling, by a Durable Object. An app can add its own (Redis).
+ * `Session` is what the storage's writes run on (a `SqlDriver` for SQL and Drizzle).
  */
-export interface ChangeBroker {
+export interface ChangeBroker<Session = unknown> {
   /** Calls `wake` whenever `collection`'s log may have grown, until the returned function is called. */
   watch(collection: string, wake: () => void): Promise<() => Promise<void>>;
-  /** Called after a write to `collection` committed (a broker that travels with the transaction does nothing here). */
+  /**
+   * Called in the write's transaction, on its session, once its changes to `collection` are recorded:
+   * a broker whose message travels with the transaction (PostgreSQL's NOTIFY, delivered at commit and
+   * never on rollback) sends it here.
+   */
+  recorded?(session: Session, collection: string): Promise<void>;
+  /** Called after a write to `collection` committed (a broker whose message went with the transaction does nothing here). */
   committed(collection: string): void | Promise<void>;
 }

@@ -7,26 +7,21 @@ import type {
   RecordedChange,
   Retention,
 } from "../live/types";
-import { assertCount, type Dialect } from "./dialect";
+import { assertCount, assertStoreDialect, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
+import { databaseRecorded } from "./postgres-broker";
+import { executeStatement, queryStatement } from "./statement";
 
 /** The table every collection's changes are kept in: (collection, seq) is the key, `row`/`before` JSON text, `at` ms. */
 export const CHANGES_TABLE = "specroute_changes";
 /** One row per collection: `seq` is the newest seq it ever allocated, and its row lock serializes the collection's writers. */
 export const CHANGE_HEADS_TABLE = "specroute_change_heads";
-/** The PostgreSQL channel `record` notifies, with the collection's name as the payload. */
-export const CHANGES_CHANNEL = "specroute_changes";
 
 /** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
 const INSERT_CHUNK = 100;
 
-type Family = "sqlite" | "postgres" | "mysql";
-
-function familyOf(dialect: Dialect): Family {
-  if (dialect.name === "sqlite" || dialect.name === "postgres") return dialect.name;
-  if (dialect.name === "mysql" || dialect.name === "mariadb") return "mysql";
-  throw new TypeError(`SqlChangeLog has no tables for the ${dialect.name} dialect`);
-}
+/** What the log's tables and statements refuse a dialect without `tables` and `upsert` with. */
+const REFUSAL = "SqlChangeLog has no tables";
 
 /**
  * The change log's two tables as `CREATE TABLE IF NOT EXISTS` statements for `dialect`, for apps
@@ -36,25 +31,14 @@ function familyOf(dialect: Dialect): Family {
  * for (const statement of changeLogTables(postgresDialect)) await driver.execute(statement, [])
  */
 export function changeLogTables(dialect: Dialect): string[] {
+  assertStoreDialect(dialect, REFUSAL);
   const q = dialect.quote;
-  switch (familyOf(dialect)) {
-    case "sqlite":
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} INTEGER NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} INTEGER NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) WITHOUT ROWID`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} INTEGER NOT NULL)`,
-      ];
-    case "postgres":
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} TEXT NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} TEXT NOT NULL, ${q("row")} TEXT NOT NULL, ${q("before")} TEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")}))`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} TEXT NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL)`,
-      ];
-    case "mysql":
-      // A key cannot be TEXT on MySQL; `_bin` so "Tasks" and "tasks" are two collections, as on the other engines.
-      return [
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, ${q("seq")} BIGINT NOT NULL, ${q("kind")} VARCHAR(16) NOT NULL, ${q("row")} LONGTEXT NOT NULL, ${q("before")} LONGTEXT, ${q("at")} BIGINT NOT NULL, PRIMARY KEY (${q("collection")}, ${q("seq")})) ENGINE=InnoDB`,
-        `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${q("collection")} VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, ${q("seq")} BIGINT NOT NULL) ENGINE=InnoDB`,
-      ];
-  }
+  const { keyText, shortText, longText, bigInteger, options, keyedOptions } = dialect.tables;
+  const [collection, seq] = [q("collection"), q("seq")];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} (${collection} ${keyText} NOT NULL, ${seq} ${bigInteger} NOT NULL, ${q("kind")} ${shortText} NOT NULL, ${q("row")} ${longText} NOT NULL, ${q("before")} ${longText}, ${q("at")} ${bigInteger} NOT NULL, PRIMARY KEY (${collection}, ${seq}))${keyedOptions}`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_HEADS_TABLE)} (${collection} ${keyText} NOT NULL PRIMARY KEY, ${seq} ${bigInteger} NOT NULL)${options}`,
+  ];
 }
 
 // Per driver, not per SqlChangeLog: the tables are the database's, whichever log instance asks first.
@@ -76,6 +60,27 @@ function rowText(row: ChangeRow): string {
   return JSON.stringify(row, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
 
+/** What a {@link SqlChangeLog} runs beside the changes it records. */
+export interface SqlChangeLogOptions {
+  /**
+   * Runs in the write's transaction once `record` wrote its changes, on the same `tx`, so that other
+   * processes' listeners hear of them. By default the database's own: on PostgreSQL `postgresBroker`'s
+   * `recorded`, none on other engines. `null` for none, where the writer calls its broker's `recorded`
+   * itself (as `recordedWrite` does).
+   */
+  readonly recorded?: ((tx: SqlDriver, collection: string) => Promise<void>) | null;
+}
+
+/** One `record` call's changes as the log writes them, with what every one of them shares. */
+interface Batch {
+  readonly collection: string;
+  readonly changes: readonly ChangeToRecord[];
+  /** The seq of `changes[0]`: the others follow it, one by one. */
+  readonly firstSeq: number;
+  /** When they were recorded, in milliseconds since the epoch. */
+  readonly at: number;
+}
+
 interface ChangeLine {
   seq: number | string | bigint;
   kind: string;
@@ -90,7 +95,9 @@ interface ChangeLine {
  * transaction open). `record` allocates seqs by incrementing the collection's head row, whose row lock
  * holds the collection's other writers until commit, so seqs follow commit order (under READ
  * COMMITTED, PostgreSQL's default; REPEATABLE READ makes a concurrent writer fail with a serialization
- * error instead). On PostgreSQL it also notifies {@link CHANGES_CHANNEL}, delivered at commit.
+ * error instead). Then, unless made with `recorded: null`, it runs the database's own hook in the same
+ * transaction: on PostgreSQL `postgresBroker`'s, whose notification, delivered at commit, wakes that
+ * broker's listeners in every process.
  *
  * The tables are created on first use by `ready(driver)`, which `readAfter`, `bounds` and `trim` call;
  * `record` cannot (its `tx` is a new object per transaction, and DDL would commit a MySQL transaction),
@@ -108,6 +115,12 @@ interface ChangeLine {
  * const changes = await log.readAfter(driver, "tasks", 0, 100)
  */
 export class SqlChangeLog implements ChangeLog<SqlDriver> {
+  readonly #recorded: SqlChangeLogOptions["recorded"];
+
+  constructor(options: SqlChangeLogOptions = {}) {
+    this.#recorded = options.recorded;
+  }
+
   /** Creates the tables once per driver (outside any transaction); later calls answer the same promise. */
   ready(driver: SqlDriver): Promise<void> {
     let ready = tablesReady.get(driver);
@@ -130,12 +143,10 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
     if (changes.length === 0) return;
     const head = await this.#advanceHead(tx, collection, changes.length);
-    const at = Date.now();
-    const first = head - changes.length + 1;
-    for (let start = 0; start < changes.length; start += INSERT_CHUNK) {
-      await this.#insert(tx, collection, changes.slice(start, start + INSERT_CHUNK), first + start, at);
-    }
-    if (familyOf(tx.dialect) === "postgres") await tx.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, collection]);
+    const batch: Batch = { collection, changes, firstSeq: head - changes.length + 1, at: Date.now() };
+    for (let start = 0; start < changes.length; start += INSERT_CHUNK) await this.#insert(tx, batch, start);
+    const recorded = this.#recorded === undefined ? databaseRecorded(tx.dialect) : this.#recorded;
+    await recorded?.(tx, collection);
   }
 
   async readAfter(driver: SqlDriver, collection: string, afterSeq: number, limit: number): Promise<RecordedChange[]> {
@@ -144,18 +155,17 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     await this.ready(driver);
     const { dialect } = driver;
     const q = dialect.quote;
-    const params: unknown[] = [collection, afterSeq];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return dialect.placeholder(params.length);
-    };
-    const limitClause = dialect.limit ? dialect.limit(limit, bind) : dialect.limitOffset(limit, 0, bind);
-    const lines = await driver.query<ChangeLine>(
-      `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)}
-WHERE ${q("collection")} = ${dialect.placeholder(1)} AND ${q("seq")} > ${dialect.placeholder(2)}
-ORDER BY ${q("seq")} ${limitClause}`,
-      params,
-    );
+    // The limit, a checked count, is written as its digits (as MySQL's dialect writes it anyway).
+    const digits = (value: unknown) => String(value);
+    const limitClause = dialect.limit ? dialect.limit(limit, digits) : dialect.limitOffset(limit, 0, digits);
+    const lines = await queryStatement<ChangeLine>(driver, {
+      text: [
+        `SELECT ${q("seq")}, ${q("kind")}, ${q("row")}, ${q("before")}, ${q("at")} FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
+        ` AND ${q("seq")} > `,
+        ` ORDER BY ${q("seq")} ${limitClause}`,
+      ],
+      params: [collection, afterSeq],
+    });
     return lines.map((line) => ({
       seq: Number(line.seq),
       kind: line.kind as ChangeKind,
@@ -170,11 +180,14 @@ ORDER BY ${q("seq")} ${limitClause}`,
     const { dialect } = driver;
     const q = dialect.quote;
     // One statement, so both numbers come from one snapshot.
-    const [line] = await driver.query<{ oldest: unknown; newest: unknown }>(
-      `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(1)}) AS ${q("oldest")},
-(SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = ${dialect.placeholder(2)}) AS ${q("newest")}`,
-      [collection, collection],
-    );
+    const [line] = await queryStatement<{ oldest: unknown; newest: unknown }>(driver, {
+      text: [
+        `SELECT (SELECT MIN(${q("seq")}) FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
+        `) AS ${q("oldest")}, (SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = `,
+        `) AS ${q("newest")}`,
+      ],
+      params: [collection, collection],
+    });
     const newest = line?.newest == null ? 0 : Number(line.newest);
     // trim keeps the newest change; should every change be gone by other means, none up to the head is held.
     const oldest = line?.oldest == null ? (newest > 0 ? newest + 1 : 0) : Number(line.oldest);
@@ -186,68 +199,67 @@ ORDER BY ${q("seq")} ${limitClause}`,
     if (!(retention.maxAgeMs >= 0)) throw new RangeError("retention.maxAgeMs must be a non-negative number");
     const { newest } = await this.bounds(driver, collection);
     if (newest === 0) return;
-    const { dialect } = driver;
-    const q = dialect.quote;
-    const p = dialect.placeholder;
+    const q = driver.dialect.quote;
     // An infinite age keeps every change the count keeps: no `at` is below 0.
     const cutoff = Number.isFinite(retention.maxAgeMs) ? Math.floor(Date.now() - retention.maxAgeMs) : 0;
     // `seq < newest` keeps the newest change whatever the retention, so bounds stay meaningful.
-    await driver.execute(
-      `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = ${p(1)} AND ${q("seq")} < ${p(2)}
-AND (${q("seq")} <= ${p(3)} OR ${q("at")} < ${p(4)})`,
-      [collection, newest, newest - retention.count, cutoff],
-    );
+    await executeStatement(driver, {
+      text: [
+        `DELETE FROM ${q(CHANGES_TABLE)} WHERE ${q("collection")} = `,
+        ` AND ${q("seq")} < `,
+        ` AND (${q("seq")} <= `,
+        ` OR ${q("at")} < `,
+        ")",
+      ],
+      params: [collection, newest, newest - retention.count, cutoff],
+    });
   }
 
   /** Adds `count` to the collection's head (creating it at `count`) and answers the new head, its row locked until commit. */
   async #advanceHead(tx: SqlDriver, collection: string, count: number): Promise<number> {
     const { dialect } = tx;
+    assertStoreDialect(dialect, REFUSAL);
+    const { upsert } = dialect;
     const q = dialect.quote;
-    const heads = q(CHANGE_HEADS_TABLE);
-    const seq = q("seq");
-    if (familyOf(dialect) === "mysql") {
-      // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
-      await tx.execute(
-        `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (?, ?) ON DUPLICATE KEY UPDATE ${seq} = ${seq} + ?`,
-        [collection, count, count],
-      );
-      // A locking read answers the row as this transaction left it, whatever its snapshot.
-      const [line] = await tx.query<{ seq: unknown }>(
-        `SELECT ${seq} FROM ${heads} WHERE ${q("collection")} = ? FOR UPDATE`,
-        [collection],
-      );
+    const [heads, key, seq] = [q(CHANGE_HEADS_TABLE), q("collection"), q("seq")];
+    // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
+    // MariaDB has no alias for the inserted row (MySQL 8's `AS new`) and VALUES() is deprecated on MySQL: bind count twice.
+    const insert = {
+      text: [
+        `INSERT INTO ${heads} (${key}, ${seq}) VALUES (`,
+        ", ",
+        `) ${upsert.update(key)} ${seq} = ${upsert.stored(heads, seq)} + `,
+        upsert.returning ? ` RETURNING ${seq}` : "",
+      ],
+      params: [collection, count, count],
+    };
+    if (upsert.returning) {
+      const [line] = await queryStatement<{ seq: unknown }>(tx, insert);
       return Number(line.seq);
     }
-    const p = dialect.placeholder;
-    // The upsert waits on a concurrent first insert of the same head instead of failing on the key.
-    const [line] = await tx.query<{ seq: unknown }>(
-      `INSERT INTO ${heads} (${q("collection")}, ${seq}) VALUES (${p(1)}, ${p(2)})
-ON CONFLICT (${q("collection")}) DO UPDATE SET ${seq} = ${heads}.${seq} + excluded.${seq} RETURNING ${seq}`,
-      [collection, count],
-    );
+    await executeStatement(tx, insert);
+    // A locking read answers the row as this transaction left it, whatever its snapshot.
+    const [line] = await queryStatement<{ seq: unknown }>(tx, {
+      text: [`SELECT ${seq} FROM ${heads} WHERE ${key} = `, " FOR UPDATE"],
+      params: [collection],
+    });
     return Number(line.seq);
   }
 
-  async #insert(
-    tx: SqlDriver,
-    collection: string,
-    changes: readonly ChangeToRecord[],
-    firstSeq: number,
-    at: number,
-  ): Promise<void> {
-    const { dialect } = tx;
-    const q = dialect.quote;
-    const params: unknown[] = [];
-    const tuples = changes.map((change, index) => {
-      const before = change.before === null ? null : rowText(change.before);
-      const values = [collection, firstSeq + index, change.kind, rowText(change.row), before, at];
-      const placeholders = values.map((value) => {
-        params.push(value);
-        return dialect.placeholder(params.length);
-      });
-      return `(${placeholders.join(", ")})`;
-    });
+  /** Writes the batch's changes from `start` on, at most INSERT_CHUNK, in one INSERT. */
+  async #insert(tx: SqlDriver, batch: Batch, start: number): Promise<void> {
+    const q = tx.dialect.quote;
+    const { collection, changes, firstSeq, at } = batch;
+    const end = Math.min(start + INSERT_CHUNK, changes.length);
     const columns = ["collection", "seq", "kind", "row", "before", "at"].map(q).join(", ");
-    await tx.execute(`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES ${tuples.join(", ")}`, params);
+    const text = [`INSERT INTO ${q(CHANGES_TABLE)} (${columns}) VALUES (`];
+    const params: unknown[] = [];
+    for (let index = start; index < end; index++) {
+      const { kind, row, before } = changes[index];
+      params.push(collection, firstSeq + index, kind, rowText(row), before === null ? null : rowText(before), at);
+      // What follows each of the change's six values: a comma, and after the sixth the next tuple or the end.
+      text.push(", ", ", ", ", ", ", ", ", ", index + 1 < end ? "), (" : ")");
+    }
+    await executeStatement(tx, { text, params });
   }
 }

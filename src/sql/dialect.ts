@@ -16,6 +16,42 @@ export interface ReturningSupport {
 }
 
 /**
+ * How an engine declares the tables specroute keeps itself (the change log, idempotency keys, rate
+ * limits): a column's type by what it holds, and what follows a table's column list.
+ */
+export interface TableSyntax {
+  /** Text in a primary key, compared exactly: case, accents and trailing spaces count. */
+  readonly keyText: string;
+  /** Text of at most 16 characters. */
+  readonly shortText: string;
+  /** Text of any length. */
+  readonly longText: string;
+  /** A 64-bit integer. */
+  readonly bigInteger: string;
+  /** After a table's column list (an engine, a storage option); empty for none. */
+  readonly options: string;
+  /** After the column list of a table keyed by several columns and read only by that key. */
+  readonly keyedOptions: string;
+}
+
+/**
+ * How an engine writes an INSERT of one row that updates, or keeps, the row already holding its key
+ * instead of failing on it. A value the update needs is bound again in its assignments: no name for
+ * the inserted row works on every engine (MariaDB has no alias for it, and MySQL deprecated VALUES()).
+ * Assignments must not read a column an earlier one sets: MySQL assigns left to right.
+ */
+export interface UpsertSyntax {
+  /** After the INSERT's VALUES list: the assignments that follow update the row holding the (quoted) `key`. */
+  update(key: string): string;
+  /** A column's stored value inside those assignments (`table` and `column` quoted). */
+  stored(table: string, column: string): string;
+  /** Whether such an INSERT may end in RETURNING; where not, the row is read again in the same transaction. */
+  readonly returning: boolean;
+  /** The INSERT of `values` (`(columns) VALUES (...)`) into `table` that writes nothing, without failing, where a row holds its `key`. */
+  insertIfAbsent(table: string, key: string, values: string): string;
+}
+
+/**
  * Everything that differs between SQL engines, as data and small pure functions.
  * Identifiers given to it are already checked against the model, so quoting is a formality.
  *
@@ -66,6 +102,24 @@ export interface Dialect {
   dataException?(error: unknown): boolean;
   /** Query listing the columns of a named unique index, as rows `{ column_name }`, in index order. */
   uniqueIndexColumns?(table: readonly string[], index: string): { sql: string; params: unknown[] };
+  /** How specroute's own tables are declared; the change log and the SQL idempotency and rate limit stores refuse a dialect without it. */
+  readonly tables?: TableSyntax;
+  /** How an INSERT updates or keeps the row holding its key; the same stores refuse a dialect without it. */
+  readonly upsert?: UpsertSyntax;
+}
+
+/** A dialect that can write specroute's own tables and their upserts. */
+export type StoreDialect = Dialect & Required<Pick<Dialect, "tables" | "upsert">>;
+
+/**
+ * Refuses a dialect without `tables` and `upsert`, which specroute's own stores are written in:
+ * a TypeError `<refusal> for the <name> dialect`.
+ *
+ * @example
+ * assertStoreDialect(driver.dialect, "sqlRateLimitStore has no table") // then driver.dialect.tables is there
+ */
+export function assertStoreDialect(dialect: Dialect, refusal: string): asserts dialect is StoreDialect {
+  if (!dialect.tables || !dialect.upsert) throw new TypeError(`${refusal} for the ${dialect.name} dialect`);
 }
 
 /** Escape character of every LIKE pattern; `!` needs no escaping inside a string literal on any engine (unlike `\` on MySQL). */

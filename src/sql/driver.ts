@@ -15,6 +15,16 @@ export interface SqlStatement {
 }
 
 /**
+ * A statement as the SQL text around its bound values, in order: `text[0]`, `params[0]`, `text[1]`,
+ * …, `text[params.length]`. A driver writes its own placeholders between the texts, so none has to
+ * find them in SQL text again.
+ */
+export interface StatementParts {
+  readonly text: string[];
+  readonly params: unknown[];
+}
+
+/**
  * The one thing the SQL layer needs from a database client: run a statement with bound
  * parameters. Drivers wrap a client the application created and converts JS values the
  * engine cannot bind (booleans, Dates, bigints) on the way in.
@@ -29,6 +39,13 @@ export interface SqlDriver {
   query<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]>;
   /** Runs a statement for its effect. */
   execute(sql: string, params: unknown[]): Promise<ExecuteResult>;
+  /**
+   * `query` for a statement given as parts, for a driver that writes its own placeholders (a Drizzle
+   * database); without it, the parts are joined with the dialect's placeholders and sent to `query`.
+   */
+  queryParts?<T = Record<string, unknown>>(statement: StatementParts): Promise<T[]>;
+  /** `execute` for a statement given as parts; without it, the joined text is sent to `execute`. */
+  executeParts?(statement: StatementParts): Promise<ExecuteResult>;
   /**
    * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
    * when it throws (the error is rethrown). Statements go through `tx`; other users of this driver

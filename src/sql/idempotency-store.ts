@@ -5,7 +5,7 @@ import type {
   IdempotencyStore,
   StoredAnswer,
 } from "../core/ops/idempotency";
-import type { Dialect } from "./dialect";
+import { assertStoreDialect, type Dialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
 /** The table every SQL idempotency store keeps keys and answers in. */
@@ -14,13 +14,8 @@ export const IDEMPOTENCY_TABLE = "specroute_idempotency";
 /** Claims retried when a key lapsed or expired and was deleted between the insert and the read: at most this many. */
 const CLAIM_ATTEMPTS = 3;
 
-type Family = "sqlite" | "postgres" | "mysql";
-
-function familyOf(dialect: Dialect): Family {
-  if (dialect.name === "sqlite" || dialect.name === "postgres") return dialect.name;
-  if (dialect.name === "mysql" || dialect.name === "mariadb") return "mysql";
-  throw new TypeError(`sqlIdempotencyStore has no table for the ${dialect.name} dialect`);
-}
+/** What the store's table and statements refuse a dialect without `tables` and `upsert` with. */
+const REFUSAL = "sqlIdempotencyStore has no table";
 
 /**
  * The idempotency table as a `CREATE TABLE IF NOT EXISTS` statement for `dialect`, for migrations (the
@@ -30,13 +25,10 @@ function familyOf(dialect: Dialect): Family {
  * await driver.execute(idempotencyTable(sqliteDialect), []);
  */
 export function idempotencyTable(dialect: Dialect): string {
+  assertStoreDialect(dialect, REFUSAL);
   const q = dialect.quote;
-  const family = familyOf(dialect);
-  const [key, text, integer, engine] =
-    family === "mysql"
-      ? ["VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", "LONGTEXT", "BIGINT", " ENGINE=InnoDB"]
-      : ["TEXT", "TEXT", family === "sqlite" ? "INTEGER" : "BIGINT", ""];
-  return `CREATE TABLE IF NOT EXISTS ${q(IDEMPOTENCY_TABLE)} (${q("idem_key")} ${key} NOT NULL PRIMARY KEY, ${q("fingerprint")} VARCHAR(64) NOT NULL, ${q("status")} INTEGER, ${q("answer")} ${text}, ${q("expires_at")} ${integer} NOT NULL)${engine}`;
+  const { keyText, longText, bigInteger, options } = dialect.tables;
+  return `CREATE TABLE IF NOT EXISTS ${q(IDEMPOTENCY_TABLE)} (${q("idem_key")} ${keyText} NOT NULL PRIMARY KEY, ${q("fingerprint")} VARCHAR(64) NOT NULL, ${q("status")} INTEGER, ${q("answer")} ${longText}, ${q("expires_at")} ${bigInteger} NOT NULL)${options}`;
 }
 
 /** An idempotency store over SQL, and what it adds for keeping its table small. */
@@ -115,6 +107,7 @@ export function sqlIdempotencyStore(
 
 /** The store's statements in `dialect`'s words: every value bound, the identifiers fixed. */
 function statements(dialect: Dialect) {
+  assertStoreDialect(dialect, REFUSAL);
   const q = dialect.quote;
   const p = dialect.placeholder;
   const [table, key, fingerprint, status, answer, expires] = [
@@ -129,10 +122,7 @@ function statements(dialect: Dialect) {
   return {
     deleteExpired: `DELETE FROM ${table} WHERE ${key} = ${p(1)} AND ${expires} < ${p(2)}`,
     // Only one racing INSERT of a key writes a row; the others change nothing.
-    insert:
-      familyOf(dialect) === "mysql"
-        ? `INSERT IGNORE INTO ${table} ${values}`
-        : `INSERT INTO ${table} ${values} ON CONFLICT (${key}) DO NOTHING`,
+    insert: dialect.upsert.insertIfAbsent(table, key, values),
     select: `SELECT ${fingerprint} AS fingerprint, ${status} AS status, ${answer} AS answer FROM ${table} WHERE ${key} = ${p(1)}`,
     // Only the claim that wrote the row: its lease end is still there, and no answer yet.
     complete: `UPDATE ${table} SET ${status} = ${p(1)}, ${answer} = ${p(2)}, ${expires} = ${p(3)} WHERE ${key} = ${p(4)} AND ${fingerprint} = ${p(5)} AND ${expires} = ${p(6)} AND ${status} IS NULL`,

@@ -1,4 +1,4 @@
-export { CHANGE_HEADS_TABLE, CHANGES_CHANNEL, CHANGES_TABLE, changeLogTables, SqlChangeLog } from "./change-log";
+export { CHANGE_HEADS_TABLE, CHANGES_TABLE, changeLogTables, SqlChangeLog } from "./change-log";
 export type { ColumnKind } from "./codec";
 export { columnKind, decodeValue, encodeValue } from "./codec";
 export { changeLogTriggers, D1ChangeLog, type RecordedTable } from "./d1-change-log";
@@ -58,7 +58,7 @@ export {
   parseTableName,
 } from "./identifiers";
 export { type D1LiveOptions, sqlLiveStorage } from "./live";
-export { postgresBroker } from "./postgres-broker";
+export { CHANGES_CHANNEL, postgresBroker } from "./postgres-broker";
 export { RATE_LIMITS_TABLE, rateLimitTable, type SqlRateLimitStore, sqlRateLimitStore } from "./rate-limit-store";
 export type { SearchClause } from "./statement";
 export type {

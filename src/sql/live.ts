@@ -6,14 +6,15 @@ import type { ChangeBroker } from "../live/types";
 import { SqlChangeLog } from "./change-log";
 import { D1ChangeLog, type RecordedTable } from "./d1-change-log";
 import type { SqlDriver } from "./driver";
-import { postgresBroker } from "./postgres-broker";
+import { databaseRecorded, postgresBroker } from "./postgres-broker";
 
-// Pure: an app that uses no live collection bundles none of the log.
-const changeLog = /* @__PURE__ */ new SqlChangeLog();
+// Pure: an app that uses no live collection bundles none of the log. No hook of its own: recordedWrite
+// runs the broker's `recorded` after it, in the same transaction.
+const changeLog = /* @__PURE__ */ new SqlChangeLog({ recorded: null });
 const d1ChangeLog = /* @__PURE__ */ new D1ChangeLog();
 
 // One broker per feed and driver (or Durable Object namespace): every collection of a database shares it.
-const brokers = new WeakMap<ChangeFeed, WeakMap<object, ChangeBroker>>();
+const brokers = new WeakMap<ChangeFeed, WeakMap<object, ChangeBroker<SqlDriver>>>();
 // One storage per feed, driver and collection, made on the first write instead of on every one; past
 // CACHED_COLLECTIONS names per driver (collections an app names from its input) each write makes its own.
 const CACHED_COLLECTIONS = 256;
@@ -94,14 +95,26 @@ function d1LiveStorage(
   };
 }
 
-function brokerFor(feed: ChangeFeed, driver: SqlDriver): ChangeBroker {
-  if (feed.broker) return feed.broker;
-  return cachedBroker(feed, driver, () =>
-    driver.listen ? postgresBroker(driver) : pollingBroker(driver, changeLog, feed.pollMs),
-  );
+/**
+ * The feed's broker, else the database's own (LISTEN/NOTIFY where the driver can listen, else polling);
+ * on PostgreSQL, one without a `recorded` hook of its own is given the database's, so every write there
+ * still wakes the processes listening by NOTIFY (a driver that cannot listen, another broker elsewhere).
+ */
+function brokerFor(feed: ChangeFeed, driver: SqlDriver): ChangeBroker<SqlDriver> {
+  return cachedBroker(feed, driver, () => {
+    const broker =
+      feed.broker ?? (driver.listen ? postgresBroker(driver) : pollingBroker(driver, changeLog, feed.pollMs));
+    const recorded = databaseRecorded(driver.dialect);
+    if (broker.recorded || !recorded) return broker;
+    return {
+      watch: (collection, wake) => broker.watch(collection, wake),
+      recorded,
+      committed: (collection) => broker.committed(collection),
+    };
+  });
 }
 
-function cachedBroker(feed: ChangeFeed, key: object, make: () => ChangeBroker): ChangeBroker {
+function cachedBroker(feed: ChangeFeed, key: object, make: () => ChangeBroker<SqlDriver>): ChangeBroker<SqlDriver> {
   return entry(
     entry(brokers, feed, () => new WeakMap()),
     key,

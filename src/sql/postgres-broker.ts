@@ -1,15 +1,34 @@
 import type { ChangeBroker } from "../live/types";
-import { CHANGES_CHANNEL } from "./change-log";
+import type { Dialect } from "./dialect";
+import { postgresDialect } from "./dialects/postgres";
 import type { SqlDriver } from "./driver";
+import { queryStatement } from "./statement";
+
+/** The PostgreSQL channel a live write notifies in its transaction, with the collection's name as the payload. */
+export const CHANGES_CHANNEL = "specroute_changes";
 
 /** Milliseconds before listening again after the connection was lost, doubling up to the second while it fails. */
 const RELISTEN_FIRST_MS = 1000;
 const RELISTEN_MAX_MS = 30_000;
 
+/** Notifies {@link CHANGES_CHANNEL} of `collection` in the transaction `tx` runs: delivered at its commit, never on rollback. */
+async function notifyChanges(tx: SqlDriver, collection: string): Promise<void> {
+  await queryStatement(tx, { text: ["SELECT pg_notify(", ", ", ")"], params: [CHANGES_CHANNEL, collection] });
+}
+
 /**
- * The broker of a PostgreSQL change log ({@link SqlChangeLog}): its writes notify
- * {@link CHANGES_CHANNEL} with the collection's name in their transaction, and this broker listens
- * there (one `driver.listen` while any collection is watched) and wakes that collection's watchers.
+ * The `recorded` hook every write on `dialect`'s database runs, whatever broker wakes its own
+ * process's listeners: on PostgreSQL the NOTIFY {@link postgresBroker} sends, so processes listening
+ * there hear it; none on another engine.
+ */
+export function databaseRecorded(dialect: Dialect): ((tx: SqlDriver, collection: string) => Promise<void>) | undefined {
+  return dialect.name === postgresDialect.name ? notifyChanges : undefined;
+}
+
+/**
+ * The broker of a PostgreSQL change log ({@link SqlChangeLog}): its `recorded` hook notifies
+ * {@link CHANGES_CHANNEL} with the collection's name in the write's transaction, and it listens there
+ * (one `driver.listen` while any collection is watched) and wakes that collection's watchers.
  * `committed` does nothing: the notification went with the transaction. Should the listening
  * connection be lost (a restarted server, a dropped connection), every watcher is woken (to read what
  * it may have missed) and the broker listens again on a new connection while any collection is
@@ -20,7 +39,7 @@ const RELISTEN_MAX_MS = 30_000;
  * const broker = postgresBroker(pgDriver(pool))
  * const stop = await broker.watch("tasks", () => readTheLogAgain())
  */
-export function postgresBroker(driver: SqlDriver): ChangeBroker {
+export function postgresBroker(driver: SqlDriver): ChangeBroker<SqlDriver> {
   const listen = driver.listen?.bind(driver);
   if (!listen) throw new TypeError("postgresBroker needs a driver that can listen (pgDriver over node-postgres)");
   const watchers = new Map<string, Set<() => void>>();
@@ -86,6 +105,7 @@ export function postgresBroker(driver: SqlDriver): ChangeBroker {
         await (await stop)();
       };
     },
+    recorded: notifyChanges,
     committed() {},
   };
 

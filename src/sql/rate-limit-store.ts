@@ -5,19 +5,14 @@ import {
   type RateLimitStore,
   type RateLimitWindow,
 } from "../core/ops/rate-limit";
-import type { Dialect } from "./dialect";
+import { assertStoreDialect, type Dialect, type StoreDialect } from "./dialect";
 import type { SqlDriver } from "./driver";
 
 /** The table every SQL rate limit store counts in. */
 export const RATE_LIMITS_TABLE = "specroute_rate_limits";
 
-type Family = "sqlite" | "postgres" | "mysql";
-
-function familyOf(dialect: Dialect): Family {
-  if (dialect.name === "sqlite" || dialect.name === "postgres") return dialect.name;
-  if (dialect.name === "mysql" || dialect.name === "mariadb") return "mysql";
-  throw new TypeError(`sqlRateLimitStore has no table for the ${dialect.name} dialect`);
-}
+/** What the store's table and statements refuse a dialect without `tables` and `upsert` with. */
+const REFUSAL = "sqlRateLimitStore has no table";
 
 /**
  * The rate limit table as a `CREATE TABLE IF NOT EXISTS` statement for `dialect`, for migrations
@@ -27,13 +22,10 @@ function familyOf(dialect: Dialect): Family {
  * await driver.execute(rateLimitTable(postgresDialect), []);
  */
 export function rateLimitTable(dialect: Dialect): string {
+  assertStoreDialect(dialect, REFUSAL);
   const q = dialect.quote;
-  const [bucket, integer] =
-    familyOf(dialect) === "mysql"
-      ? ["VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", "BIGINT"]
-      : ["TEXT", familyOf(dialect) === "sqlite" ? "INTEGER" : "BIGINT"];
-  const engine = familyOf(dialect) === "mysql" ? " ENGINE=InnoDB" : "";
-  return `CREATE TABLE IF NOT EXISTS ${q(RATE_LIMITS_TABLE)} (${q("bucket")} ${bucket} NOT NULL PRIMARY KEY, ${q("window_start")} ${integer} NOT NULL, ${q("hits")} ${integer} NOT NULL)${engine}`;
+  const { keyText, bigInteger, options } = dialect.tables;
+  return `CREATE TABLE IF NOT EXISTS ${q(RATE_LIMITS_TABLE)} (${q("bucket")} ${keyText} NOT NULL PRIMARY KEY, ${q("window_start")} ${bigInteger} NOT NULL, ${q("hits")} ${bigInteger} NOT NULL)${options}`;
 }
 
 /** A rate limit store over SQL, and what it adds for keeping its table small. */
@@ -76,12 +68,16 @@ export function sqlRateLimitStore(
     async hit(bucket: string, policy: RateLimitWindow, ctx: RateLimitContext): Promise<RateLimitOutcome> {
       const driver = driverFor(ctx);
       await ready(driver);
-      const family = familyOf(driver.dialect);
-      const upsert = upsertStatement(driver.dialect, family);
+      const { dialect } = driver;
+      assertStoreDialect(dialect, REFUSAL);
+      const upsert = upsertStatement(dialect);
       const at = now();
       const { windowMs, windowStart } = windowOf(policy, at);
-      const params = [await boundedBucket(bucket), windowStart];
-      const row = family === "mysql" ? await mysqlHit(driver, upsert, params) : (await driver.query(upsert, params))[0];
+      // The window start bound once for the row inserted, and again for each test of the stored one.
+      const params = [await boundedBucket(bucket), windowStart, windowStart, windowStart, windowStart];
+      const row = dialect.upsert.returning
+        ? (await driver.query(upsert, params))[0]
+        : await hitThenRead(driver, upsert, params);
       const hits = Number(row?.hits);
       const resetAt = Number(row?.window_start) + windowMs;
       return {
@@ -112,16 +108,16 @@ export function sqlRateLimitStore(
 }
 
 /** The counting upsert: a later window restarts the count; an earlier one (a slow clock) counts in the stored one. */
-function upsertStatement(dialect: Dialect, family: Family): string {
+function upsertStatement(dialect: StoreDialect): string {
   const q = dialect.quote;
   const p = dialect.placeholder;
+  const { upsert } = dialect;
   const [table, bucket, start, hits] = [q(RATE_LIMITS_TABLE), q("bucket"), q("window_start"), q("hits")];
-  const insert = `INSERT INTO ${table} (${bucket}, ${start}, ${hits}) VALUES (${p(1)}, ${p(2)}, 1)`;
-  if (family === "mysql") {
-    // MySQL assigns left to right: `hits` is set while `window_start` still holds the stored value.
-    return `${insert} ON DUPLICATE KEY UPDATE ${hits} = IF(${start} >= VALUES(${start}), ${hits} + 1, 1), ${start} = GREATEST(${start}, VALUES(${start}))`;
-  }
-  return `${insert} ON CONFLICT (${bucket}) DO UPDATE SET ${hits} = CASE WHEN ${table}.${start} >= excluded.${start} THEN ${table}.${hits} + 1 ELSE 1 END, ${start} = CASE WHEN ${table}.${start} >= excluded.${start} THEN ${table}.${start} ELSE excluded.${start} END RETURNING ${hits} AS hits, ${start} AS window_start`;
+  const [storedStart, storedHits] = [upsert.stored(table, start), upsert.stored(table, hits)];
+  // `hits` first: MySQL assigns left to right, so `window_start` still holds the stored value when `hits` is set.
+  const set = `${hits} = CASE WHEN ${storedStart} >= ${p(3)} THEN ${storedHits} + 1 ELSE 1 END, ${start} = CASE WHEN ${storedStart} >= ${p(4)} THEN ${storedStart} ELSE ${p(5)} END`;
+  const returning = upsert.returning ? ` RETURNING ${hits} AS hits, ${start} AS window_start` : "";
+  return `INSERT INTO ${table} (${bucket}, ${start}, ${hits}) VALUES (${p(1)}, ${p(2)}, 1) ${upsert.update(bucket)} ${set}${returning}`;
 }
 
 /** One bucket's count and window, by its primary key. */
@@ -130,7 +126,8 @@ function selectStatement(dialect: Dialect): string {
   return `SELECT ${q("hits")} AS hits, ${q("window_start")} AS window_start FROM ${q(RATE_LIMITS_TABLE)} WHERE ${q("bucket")} = ${dialect.placeholder(1)}`;
 }
 
-async function mysqlHit(driver: SqlDriver, upsert: string, params: unknown[]): Promise<Record<string, unknown>> {
+/** The upsert, then the row it wrote, in one transaction: for an engine whose upsert cannot return it (MySQL). */
+async function hitThenRead(driver: SqlDriver, upsert: string, params: unknown[]): Promise<Record<string, unknown>> {
   const select = selectStatement(driver.dialect);
   const run = async (db: SqlDriver) => {
     await db.execute(upsert, params);

@@ -778,6 +778,30 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
       await close();
     }
   });
+
+  it.skipIf(engine.skip)(
+    "a hit from a slower clock, in an earlier window, counts in the stored window and never moves it back",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        // 20 seconds into a window.
+        let clock = 1_000_000_040_000;
+        const store = sqlRateLimitStore(driver, { now: () => clock });
+        const policy = { limit: 3, windowSeconds: 60 };
+        const ctx = {} as never;
+        const key = `slow-${engine.name}`;
+        expect(await store.hit(key, policy, ctx)).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 40 });
+        clock -= 60_000;
+        // The stored window is the later one: its reset stays a whole window ahead of this slower clock.
+        expect(await store.hit(key, policy, ctx)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 100 });
+        clock += 60_000;
+        expect(await store.hit(key, policy, ctx)).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 40 });
+        expect((await store.hit(key, policy, ctx)).allowed).toBe(false);
+      } finally {
+        await close();
+      }
+    },
+  );
 });
 
 describe("a rate limit an app cannot misconfigure into one that limits nothing, or shares another's buckets", () => {

@@ -83,6 +83,16 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
       }
     });
 
+    it("records a batch larger than one INSERT takes (250 changes) with consecutive seqs, in its order", async () => {
+      const collection = fresh("batch");
+      await record(collection, [created(1)]);
+      const batch = Array.from({ length: 250 }, (_, index) => created(index + 2));
+      await record(collection, batch);
+      const changes = await log.readAfter(driver, collection, 0, 300);
+      expect(seqs(changes)).toEqual(Array.from({ length: 251 }, (_, index) => index + 1));
+      expect(changes.map((change) => change.row.id)).toEqual(Array.from({ length: 251 }, (_, index) => index + 1));
+    });
+
     it("reads after a seq, at most `limit`", async () => {
       const collection = fresh("paging");
       await record(collection, [1, 2, 3, 4, 5].map(created));

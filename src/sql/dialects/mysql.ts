@@ -73,6 +73,23 @@ WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND INDEX_NAME =
 ORDER BY SEQ_IN_INDEX`,
     params: [table.length > 1 ? table[0] : null, table[table.length - 1], index],
   }),
+  tables: {
+    // A key cannot be TEXT on MySQL; `_bin` so "Tasks" and "tasks" are two keys, as on the other engines.
+    keyText: "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+    shortText: "VARCHAR(16)",
+    // TEXT holds at most 64 KiB.
+    longText: "LONGTEXT",
+    bigInteger: "BIGINT",
+    options: " ENGINE=InnoDB",
+    keyedOptions: " ENGINE=InnoDB",
+  },
+  upsert: {
+    update: () => "ON DUPLICATE KEY UPDATE",
+    stored: (_table, column) => column,
+    // Neither MySQL nor MariaDB returns the row an ON DUPLICATE KEY UPDATE wrote.
+    returning: false,
+    insertIfAbsent: (table, _key, values) => `INSERT IGNORE INTO ${table} ${values}`,
+  },
 };
 
 /**

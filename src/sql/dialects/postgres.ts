@@ -69,4 +69,18 @@ WHERE i.relname = $1 AND t.relname = $2
 ORDER BY array_position(x.indkey::int2[], a.attnum)`,
     params: [index, table[table.length - 1], table.length > 1 ? table[0] : null],
   }),
+  tables: {
+    keyText: "TEXT",
+    shortText: "TEXT",
+    longText: "TEXT",
+    bigInteger: "BIGINT",
+    options: "",
+    keyedOptions: "",
+  },
+  upsert: {
+    update: (key) => `ON CONFLICT (${key}) DO UPDATE SET`,
+    stored: (table, column) => `${table}.${column}`,
+    returning: true,
+    insertIfAbsent: (table, key, values) => `INSERT INTO ${table} ${values} ON CONFLICT (${key}) DO NOTHING`,
+  },
 };

@@ -43,4 +43,20 @@ export const sqliteDialect: Dialect = {
   uniqueViolation: sqliteUniqueViolation,
   // BINARY whatever the column's collation (NOCASE would let a change of case pass as unchanged).
   sameValue: (column, placeholder) => `${column} = ${placeholder} COLLATE BINARY`,
+  tables: {
+    keyText: "TEXT",
+    shortText: "TEXT",
+    longText: "TEXT",
+    // SQLite's INTEGER holds 64 bits.
+    bigInteger: "INTEGER",
+    options: "",
+    // Rows kept in the key's order, with no hidden row id beside them.
+    keyedOptions: " WITHOUT ROWID",
+  },
+  upsert: {
+    update: (key) => `ON CONFLICT (${key}) DO UPDATE SET`,
+    stored: (table, column) => `${table}.${column}`,
+    returning: true,
+    insertIfAbsent: (table, key, values) => `INSERT INTO ${table} ${values} ON CONFLICT (${key}) DO NOTHING`,
+  },
 };
