@@ -46,7 +46,8 @@ export interface ModelStorage {
  * path keys turned into filter conditions, the serializer, and the success envelope.
  */
 export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> extends OpenAPIRoute<HandleArgs> {
-  static override readonly configurationFields: readonly string[] = ["_meta", "constraintsMessages"];
+  // A stored endpoint's database and logger are one object every request shares (a live write's wake-up is per driver).
+  static override readonly configurationFields: readonly string[] = ["_meta", "constraintsMessages", "db", "logger"];
   /** Compiled when registered: the Meta and list options are checked against the path and model then, as chanfana does. */
   static override readonly compiledAtRegistration: boolean = true;
   /**

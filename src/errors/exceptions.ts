@@ -389,10 +389,9 @@ export function isApiException(err: unknown): err is ApiException {
  * throw freshException(this.constraintsMessages["users.email"]);
  */
 export function freshException<E extends Error>(template: E): E {
-  if (template instanceof InputValidationException) {
-    return new InputValidationException(template.message, template.path ? [...template.path] : null) as never;
-  }
+  // The template's own class, status and code (an app's subclass keeps its own), and its own copy of a path.
   const copy = Object.assign(Object.create(Object.getPrototypeOf(template)), template) as E;
+  if (copy instanceof FieldException && copy.path) copy.path = [...copy.path];
   Object.defineProperty(copy, "message", { value: template.message, writable: true, configurable: true });
   Object.defineProperty(copy, "stack", {
     value: new Error(template.message).stack,

@@ -87,10 +87,34 @@ function d1LiveStorage(
   }
   return {
     // A session of its own per listener: on Workers, what one request opens (a socket, a read) is not another's to use.
-    source: { feed, log: d1ChangeLog, session: { ...driver }, broker, collection },
+    source: { feed, log: d1ChangeLog, session: { ...driver }, broker: afterTheWrite(broker, driver), collection },
     async transaction(work) {
       await d1ChangeLog.readyFor(driver, d1.table);
       return work(driver);
+    },
+  };
+}
+
+/**
+ * `broker` on D1, which holds no transaction open: the write and its change stand once its statement ran,
+ * so a `recorded` hook runs after it, beside `committed`, and its failure is logged rather than answered
+ * (a client told the write failed would send it again).
+ */
+function afterTheWrite(broker: ChangeBroker<SqlDriver>, driver: SqlDriver): ChangeBroker<SqlDriver> {
+  const { recorded } = broker;
+  if (!recorded) return broker;
+  return {
+    watch: (collection, wake) => broker.watch(collection, wake),
+    async committed(collection) {
+      try {
+        await recorded.call(broker, driver, collection);
+      } catch (error) {
+        console.error(
+          `[specroute] the change feed broker's recorded hook failed after a write to ${collection}:`,
+          error,
+        );
+      }
+      return broker.committed(collection);
     },
   };
 }

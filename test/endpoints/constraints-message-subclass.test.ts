@@ -2,10 +2,10 @@ import Database from "better-sqlite3";
 import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, fromHono, InputValidationException, SqlCreateEndpoint } from "../src";
-import { listenOnLoopback } from "./helpers";
+import { betterSqlite3Driver, fromHono, InputValidationException, SqlCreateEndpoint } from "../../src";
+import { listenOnLoopback } from "../helpers";
 
-// A stored endpoint's `constraintsMessages` (on every ModelEndpoint since issue #45) answers a UNIQUE
+// A stored endpoint's `constraintsMessages` answers a UNIQUE
 // violation with "a fresh copy" of the configured exception (docs/security.md, "Where a stored endpoint's
 // database comes from"). The copy of an InputValidationException is rebuilt as a plain
 // InputValidationException (src/errors/exceptions.ts `freshException`), so an app's subclass loses its

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "./runtimes/bundle";
+import { startWorker } from "./bundle";
 
 // ChangeBroker.recorded (issue #45) runs "in the write's transaction once its changes are recorded"
 // (docs/live.md, src/live/types.ts), so a hook that fails takes the write with it: on SQLite, PostgreSQL
@@ -11,7 +11,7 @@ import { startWorker } from "./runtimes/bundle";
 describe("D1: a live write whose feed's broker fails in recorded", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    worker = await startWorker("test/runtimes/attack-d1-recorded-app.ts", {
+    worker = await startWorker("test/runtimes/d1-recorded-hook-app.ts", {
       schema: ["CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL)"],
     });
   }, 60_000);
@@ -26,6 +26,8 @@ describe("D1: a live write whose feed's broker fails in recorded", () => {
     const list = await (await worker.fetch("/notes")).json();
     const stored = list.result.length;
     // Either the write happened and is answered so, or it failed and nothing is stored.
-    expect({ status: created.status, stored }).toEqual(created.status === 201 ? { status: 201, stored: 1 } : { status: created.status, stored: 0 });
+    expect({ status: created.status, stored }).toEqual(
+      created.status === 201 ? { status: 201, stored: 1 } : { status: created.status, stored: 0 },
+    );
   });
 });

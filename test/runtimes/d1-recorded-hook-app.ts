@@ -1,4 +1,4 @@
-// Attack probe (issue #45 review): a live collection on D1 whose feed names a broker of the app's own
+// A live collection on D1 whose feed names a broker of the app's own
 // (docs/live.md: "A feed's broker option takes any ChangeBroker ... and optionally recorded(tx,
 // collection), run in the write's transaction once its changes are recorded"), here one whose bus refuses.
 import { Hono } from "hono";

@@ -2,16 +2,15 @@ import Database from "better-sqlite3";
 import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, changeFeed, fromHono, SqlChangesEndpoint, SqlCreateEndpoint } from "../src";
-import { listenOnLoopback } from "./helpers";
+import { betterSqlite3Driver, changeFeed, fromHono, SqlChangesEndpoint, SqlCreateEndpoint } from "../../src";
+import { listenOnLoopback } from "../helpers";
 
 // docs/sql.md "Where the database comes from": 1. the endpoint's `db` property (a driver). docs/live.md:
 // on SQLite "the writing process wakes its own listeners at once; others poll the log's head every
-// pollMs". The live storage and its broker are kept per driver (src/sql/live.ts). A driver set as the
-// endpoint's `db` class field is a plain object, and every request gets its own shallow copy of a plain
-// object field (src/core/route/per-request-fields.ts), so every request finds a new "driver": the write's
-// broker is not the listener's, and a listener in the very process that wrote hears it only at its next
-// poll. The same app with the router's `db` option hears it at once (the control below).
+// pollMs". The live storage and its broker are kept per driver (src/sql/live.ts), so a driver set as the
+// endpoint's `db` class field must be the same object on every request: were it copied per request as a
+// plain object field, a listener in the very process that wrote would hear the write only at its next
+// poll. The same app with the router's `db` option is the control.
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
