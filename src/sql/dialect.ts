@@ -20,7 +20,7 @@ export interface ReturningSupport {
  * limits): a column's type by what it holds, and what follows a table's column list.
  */
 export interface TableSyntax {
-  /** Text in a primary key, compared exactly: case, accents and trailing spaces count. */
+  /** Text in a primary key, compared by code point: case and accents count; on MariaDB (`utf8mb4_bin`, PAD SPACE) trailing spaces do not. */
   readonly keyText: string;
   /** Text of at most 16 characters. */
   readonly shortText: string;
