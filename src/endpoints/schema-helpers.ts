@@ -136,6 +136,9 @@ export function mergeSchema(
   const userHeaders = user?.request?.headers;
   if (derivedHeaders instanceof z.ZodObject && userHeaders instanceof z.ZodObject) {
     merged.request!.headers = derivedHeaders.extend(userHeaders.shape);
+  } else if (derivedHeaders instanceof z.ZodObject && userHeaders !== undefined) {
+    // A schema zod cannot extend (another library's, a transformed object) is validated whole beside them.
+    merged.request!.headers = compose.alongside(userHeaders, derivedHeaders.shape);
   }
   // An empty `_meta.tags` documents no tags, as chanfana's metaSchemaProps does.
   const tags = user?.tags ?? (metaTags?.length ? metaTags : undefined);

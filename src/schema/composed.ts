@@ -29,7 +29,9 @@ type Node =
   /** An array goes to `array`, anything else to `object` (a bulk create's body). */
   | { kind: "either"; object: Schema; array: Schema }
   /** `inner`, perhaps left out (`optional`), with notes for its documentation. */
-  | { kind: "wrap"; inner: Schema; optional: boolean };
+  | { kind: "wrap"; inner: Schema; optional: boolean }
+  /** An object valid for `whole` (its output kept as it gives it) and for each of `extra`'s members. */
+  | { kind: "alongside"; whole: Schema; extra: Readonly<Record<string, Schema>> };
 
 export interface Limit {
   readonly count: number;
@@ -93,6 +95,16 @@ export function composer(seam: SchemaSeam<Schema>) {
       compose(seam, { kind: "array", item, ...limits }),
     /** An array goes to `array`, anything else to `object`. */
     either: (object: Schema, array: Schema) => compose(seam, { kind: "either", object, array }),
+    /**
+     * `whole` as it validates and documents itself, with `extra`'s members read from the same object and
+     * added to its output: the headers an auto endpoint derives beside a header schema it cannot extend
+     * (a valibot object, a transformed zod object). Members `whole` declares are its own.
+     */
+    alongside(whole: Schema, extra: Record<string, Schema>): Schema {
+      const declared = seam.objectShape(whole) ?? {};
+      const added = Object.fromEntries(Object.entries(extra).filter(([name]) => !Object.hasOwn(declared, name)));
+      return compose(seam, { kind: "alongside", whole, extra: Object.freeze(added) });
+    },
     /** `inner`, which an object may leave out. */
     optional: (inner: Schema) => compose(seam, { kind: "wrap", inner, optional: true }),
     /** `inner` with a description and/or `param` metadata for its documentation. */
@@ -134,7 +146,20 @@ function check(schema: Schema, value: unknown): Outcome | Promise<Outcome> {
       return checkArray(node, value);
     case "object":
       return checkObject(node.members, value);
+    case "alongside":
+      return checkAlongside(node, value);
   }
+}
+
+function checkAlongside(node: Extract<Node, { kind: "alongside" }>, value: unknown): Outcome | Promise<Outcome> {
+  return all([checkObject(node.extra, value), check(node.whole, value)], ([extra, whole]) => {
+    if (!extra!.ok || !whole!.ok)
+      return fail([...(extra!.ok ? [] : extra!.issues), ...(whole!.ok ? [] : whole!.issues)]);
+    const own = whole!.value;
+    // A `whole` whose output is no object (a transform to a string) has nowhere to hold the extra members.
+    if (typeof own !== "object" || own === null || Array.isArray(own)) return whole!;
+    return pass({ ...(extra!.value as object), ...own });
+  });
 }
 
 function checkArray(node: Extract<Node, { kind: "array" }>, value: unknown): Outcome | Promise<Outcome> {
@@ -329,6 +354,9 @@ function describe(schema: Schema, target: SchemaTarget, io: SchemaIO): Converted
       described = { type: "object", properties, ...(required.length ? { required } : {}) };
       break;
     }
+    case "alongside":
+      described = { allOf: [of(compose(memberSeam, { kind: "object", members: node.extra })), of(node.whole)] };
+      break;
   }
   if (notes.description !== undefined) described.description = notes.description;
   return { schema: described, components };
@@ -366,6 +394,7 @@ export const composedSeam: SchemaSeam<Schema> = {
   objectShape(schema) {
     const { node } = nodeOf(schema);
     if (node.kind === "object") return { ...node.members };
+    if (node.kind === "alongside") return { ...node.extra, ...nodeOf(schema).members.objectShape(node.whole) };
     return node.kind === "wrap" ? nodeOf(schema).members.objectShape(node.inner) : null;
   },
   // A composed object is not a model: the auto endpoints never store one, and claim nothing of it.

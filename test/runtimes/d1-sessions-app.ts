@@ -1,5 +1,7 @@
 // D1 read replication as a Worker: the auto endpoints open a D1 session per request inside workerd and
-// answer its bookmark; /plain/ serves the same model without sessions, /custom/ names its own header.
+// answer its bookmark; /plain/ serves the same model without sessions, /custom/ names its own header,
+// /valibot/ and /transformed/ declare request headers in schemas zod cannot extend.
+import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { Hono } from "hono";
 import {
   D1CreateEndpoint,
@@ -9,6 +11,7 @@ import {
   D1UpdateEndpoint,
   fromHono,
 } from "specroute";
+import * as v from "valibot";
 import { z } from "zod";
 
 const Note = z.object({ id: z.number().int(), text: z.string().min(1) });
@@ -47,6 +50,22 @@ class WithoutSessionsGetNote extends D1ReadEndpoint {
   }
 }
 
+// The app's own header, with the same rule, in a valibot object and in a transformed zod object.
+const clientHeaders = {
+  valibot: toStandardJsonSchema(v.object({ "x-client": v.optional(v.pipe(v.string(), v.minLength(3))) })),
+  transformed: z.object({ "x-client": z.string().min(3).optional() }).transform((headers) => ({ ...headers })),
+};
+class ValibotHeadersGetNote extends D1ReadEndpoint {
+  _meta = meta;
+  d1Sessions = true;
+  schema = { request: { headers: clientHeaders.valibot } };
+}
+class TransformedHeadersListNotes extends D1ListEndpoint {
+  _meta = meta;
+  d1Sessions = true;
+  schema = { request: { headers: clientHeaders.transformed } };
+}
+
 const app = new Hono<{ Bindings: { DB: unknown } }>();
 const openapi = fromHono(app);
 openapi.post("/notes", CreateNote);
@@ -55,5 +74,7 @@ openapi.patch("/notes/:id", UpdateNote);
 openapi.get("/notes", ListNotes);
 openapi.get("/plain/notes/:id", PlainGetNote);
 openapi.get("/without-sessions/notes/:id", WithoutSessionsGetNote);
+openapi.get("/valibot/notes/:id", ValibotHeadersGetNote);
+openapi.get("/transformed/notes", TransformedHeadersListNotes);
 
 export default app;

@@ -77,6 +77,27 @@ describe("D1 sessions (read replication) inside workerd", () => {
     expect(write.headers.get("x-d1-bookmark")).toMatch(BOOKMARK);
   });
 
+  it("checks and documents the bookmark beside request headers declared in valibot or a transformed zod object", async () => {
+    const { headers } = await create("beside");
+    const written = headers.get("x-d1-bookmark")!;
+    const doc = await (await worker.fetch("/openapi.json")).json();
+    for (const path of ["/valibot/notes/1", "/transformed/notes"]) {
+      const malformed = await worker.fetch(path, { headers: { "x-d1-bookmark": "garbage" } });
+      expect(malformed.status, path).toBe(400);
+      expect((await malformed.json()).errors[0].path).toEqual(["headers", "x-d1-bookmark"]);
+      const ownRule = await worker.fetch(path, { headers: { "x-client": "ab" } });
+      expect(ownRule.status, path).toBe(400);
+      expect((await ownRule.json()).errors[0].path).toEqual(["headers", "x-client"]);
+      const read = await worker.fetch(path, { headers: { "x-d1-bookmark": written, "x-client": "app" } });
+      expect(read.status, path).toBe(200);
+      expect(read.headers.get("x-d1-bookmark")! >= written).toBe(true);
+      const documented = doc.paths[path.replace("/1", "/{id}")].get.parameters.filter(
+        (p: { in: string }) => p.in === "header",
+      );
+      expect(documented.map((p: { name: string }) => p.name).sort()).toEqual(["x-client", "x-d1-bookmark"]);
+    }
+  });
+
   it("answers no bookmark where sessions are off or the binding has no Sessions API", async () => {
     await create("plain");
     for (const path of ["/plain/notes/1", "/without-sessions/notes/1"]) {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../../core/schema-types";
+import { compose } from "../../schema";
 import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
 import type { DatabaseAccess } from "./table-storage";
 
@@ -31,7 +32,8 @@ const bookmarkResponseHeader = {
 
 /**
  * `schema` with the bookmark header `name` documented: on the request when the endpoint reads (unless
- * the schema already declares it), on every 2xx answer. Headers declared as a zod object are extended.
+ * the schema already declares it), on every 2xx answer. Headers declared as a zod object are extended;
+ * any other header schema is validated as it is, with the bookmark header beside it.
  *
  * @example
  * withBookmarkHeader(schema, "x-d1-bookmark", "read")
@@ -49,8 +51,11 @@ export function withBookmarkHeader(
   if (access === "read") {
     const headers = request.headers;
     if (headers === undefined) request.headers = z.object({ [name]: bookmarkRequestHeader() });
-    else if (headers instanceof z.ZodObject && !(name in headers.shape)) {
-      request.headers = headers.extend({ [name]: bookmarkRequestHeader() });
+    else if (headers instanceof z.ZodObject) {
+      if (!(name in headers.shape)) request.headers = headers.extend({ [name]: bookmarkRequestHeader() });
+    } else {
+      // A schema zod cannot extend (another library's, a transformed object) is validated whole beside it.
+      request.headers = compose.alongside(headers, { [name]: bookmarkRequestHeader() });
     }
   }
   return { ...schema, request, responses };
