@@ -115,21 +115,10 @@ function metaTable(endpoint: StoredEndpoint): Table {
  * fromHono(app, { db: drizzle(sqlite) }).post("/users", CreateUser);
  */
 export class DrizzleCreateEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredCreateEndpoint<HandleArgs>
+  extends StoredCreateEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /**
-   * The Drizzle database for the current request, resolved as the endpoint's own queries resolve it;
-   * override it to build one per request (your schema, your logger).
-   *
-   * @example
-   * database() { return drizzle(this.params.router.getBindings(this.args).DB, { logger: true }); }
-   */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /**
    * The Drizzle table this endpoint queries: the Meta's, as `drizzleMeta(table)` puts it there.
@@ -145,15 +134,10 @@ export class DrizzleCreateEndpoint<HandleArgs extends Array<object> = any>
 
 /** Read over a Drizzle table: selects the row identified by the path keys. */
 export class DrizzleReadEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredReadEndpoint<HandleArgs>
+  extends StoredReadEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /** The Drizzle database for the current request (see DrizzleCreateEndpoint's `database`). */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /** The Drizzle table this endpoint queries (see DrizzleCreateEndpoint's `drizzleTable`). */
   drizzleTable(): Table {
@@ -166,15 +150,10 @@ export class DrizzleReadEndpoint<HandleArgs extends Array<object> = any>
  * in one statement scoped by the full primary key.
  */
 export class DrizzleUpdateEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredUpdateEndpoint<HandleArgs>
+  extends StoredUpdateEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /** The Drizzle database for the current request (see DrizzleCreateEndpoint's `database`). */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /** The Drizzle table this endpoint queries (see DrizzleCreateEndpoint's `drizzleTable`). */
   drizzleTable(): Table {
@@ -184,15 +163,10 @@ export class DrizzleUpdateEndpoint<HandleArgs extends Array<object> = any>
 
 /** Delete over a Drizzle table: deletes the row identified by the full primary key and answers it. */
 export class DrizzleDeleteEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredDeleteEndpoint<HandleArgs>
+  extends StoredDeleteEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /** The Drizzle database for the current request (see DrizzleCreateEndpoint's `database`). */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /** The Drizzle table this endpoint queries (see DrizzleCreateEndpoint's `drizzleTable`). */
   drizzleTable(): Table {
@@ -205,15 +179,10 @@ export class DrizzleDeleteEndpoint<HandleArgs extends Array<object> = any>
  * pages count `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries.
  */
 export class DrizzleListEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredListEndpoint<HandleArgs>
+  extends StoredListEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /** The Drizzle database for the current request (see DrizzleCreateEndpoint's `database`). */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /** The Drizzle table this endpoint queries (see DrizzleCreateEndpoint's `drizzleTable`). */
   drizzleTable(): Table {
@@ -232,15 +201,10 @@ export class DrizzleListEndpoint<HandleArgs extends Array<object> = any>
  * fromHono(app, { db }).get("/tasks/changes", TaskChanges);
  */
 export class DrizzleChangesEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredChangesEndpoint<HandleArgs>
+  extends StoredChangesEndpoint<HandleArgs, DrizzleDatabase>
   implements DrizzleEndpoint
 {
   override readonly storage = drizzleStorage;
-
-  /** The Drizzle database for the current request (see DrizzleCreateEndpoint's `database`). */
-  override database(): DrizzleDatabase {
-    return drizzleStorage.database(this);
-  }
 
   /** The Drizzle table this endpoint queries (see DrizzleCreateEndpoint's `drizzleTable`). */
   drizzleTable(): Table {

@@ -251,14 +251,14 @@ describe("getSchema() computes; registration prepares", () => {
     expect(Object.keys((first.request!.params as z.ZodObject).shape)).toEqual(["id"]);
     expect(Object.keys(second.responses!)).toEqual(Object.keys(first.responses!));
     expect(endpoint.preparedPathKeys).toBeUndefined();
-    expect(endpoint.sqlTable).toBeUndefined();
+    expect(endpoint.storageTable).toBeUndefined();
   });
 
   it("prepareRoute() resolves the path keys and builds the table", () => {
     const endpoint = new ReadRow(params);
     endpoint.prepareRoute();
     expect(endpoint.preparedPathKeys).toEqual(["id"]);
-    expect(endpoint.sqlTable?.tableName).toBe("items");
+    expect((endpoint.storageTable as { tableName?: string } | undefined)?.tableName).toBe("items");
   });
 
   it("a model SQL cannot name fails at registration, from prepareRoute()", () => {

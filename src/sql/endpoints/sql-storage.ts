@@ -185,7 +185,7 @@ export function namedD1Binding(endpoint: StoredEndpoint): D1DatabaseLike {
  * fromHono(app, { db: betterSqlite3Driver(new Database("app.db")) }).post("/tasks", CreateTask);
  */
 export class SqlCreateEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredCreateEndpoint<HandleArgs>
+  extends StoredCreateEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -203,19 +203,6 @@ export class SqlCreateEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /**
-   * The database for the current request, resolved as the endpoint's own queries resolve it; use it
-   * for hand-written statements next to the generated ones.
-   */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /**
    * The D1 binding named by `dbName` from the environment (ApiException when missing or not D1);
@@ -236,7 +223,7 @@ export class D1CreateEndpoint<HandleArgs extends Array<object> = any> extends Sq
 
 /** Read over SQL: selects the row identified by the path keys. */
 export class SqlReadEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredReadEndpoint<HandleArgs>
+  extends StoredReadEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -244,16 +231,6 @@ export class SqlReadEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /** The database for the current request (see SqlCreateEndpoint's `database`). */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /** The D1 binding named by `dbName` (see SqlCreateEndpoint's `getDBBinding`). */
   getDBBinding(): D1DatabaseLike {
@@ -271,7 +248,7 @@ export class D1ReadEndpoint<HandleArgs extends Array<object> = any> extends SqlR
  * statement scoped by the full primary key.
  */
 export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredUpdateEndpoint<HandleArgs>
+  extends StoredUpdateEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -279,16 +256,6 @@ export class SqlUpdateEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /** The database for the current request (see SqlCreateEndpoint's `database`). */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /** The D1 binding named by `dbName` (see SqlCreateEndpoint's `getDBBinding`). */
   getDBBinding(): D1DatabaseLike {
@@ -303,7 +270,7 @@ export class D1UpdateEndpoint<HandleArgs extends Array<object> = any> extends Sq
 
 /** Delete over SQL: deletes the row identified by the full primary key and answers it. */
 export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredDeleteEndpoint<HandleArgs>
+  extends StoredDeleteEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -311,16 +278,6 @@ export class SqlDeleteEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /** The database for the current request (see SqlCreateEndpoint's `database`). */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /** The D1 binding named by `dbName` (see SqlCreateEndpoint's `getDBBinding`). */
   getDBBinding(): D1DatabaseLike {
@@ -338,7 +295,7 @@ export class D1DeleteEndpoint<HandleArgs extends Array<object> = any> extends Sq
  * `total_count`, cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries with no count.
  */
 export class SqlListEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredListEndpoint<HandleArgs>
+  extends StoredListEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -346,16 +303,6 @@ export class SqlListEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /** The database for the current request (see SqlCreateEndpoint's `database`). */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /** The D1 binding named by `dbName` (see SqlCreateEndpoint's `getDBBinding`). */
   getDBBinding(): D1DatabaseLike {
@@ -378,7 +325,7 @@ export class D1ListEndpoint<HandleArgs extends Array<object> = any> extends SqlL
  * class TaskChanges extends SqlChangesEndpoint { _meta = { model: taskModel, changes: taskFeed }; filterFields = ["done"]; }
  */
 export class SqlChangesEndpoint<HandleArgs extends Array<object> = any>
-  extends StoredChangesEndpoint<HandleArgs>
+  extends StoredChangesEndpoint<HandleArgs, SqlDriver>
   implements SqlEndpoint
 {
   override readonly storage = sqlStorage;
@@ -386,16 +333,6 @@ export class SqlChangesEndpoint<HandleArgs extends Array<object> = any>
   d1Sessions = false;
   /** The header carrying the D1 bookmark, in both directions, when `d1Sessions` is on. */
   d1BookmarkHeader = D1_BOOKMARK_HEADER;
-
-  /** @internal The model's table, built once by `prepareRoute()`. */
-  get sqlTable(): SqlTable | undefined {
-    return this.storageTable as SqlTable | undefined;
-  }
-
-  /** The database for the current request (see SqlCreateEndpoint's `database`). */
-  override database(): SqlDriver {
-    return sqlStorage.database(this);
-  }
 
   /** The D1 binding named by `dbName` (see SqlCreateEndpoint's `getDBBinding`). */
   getDBBinding(): D1DatabaseLike {

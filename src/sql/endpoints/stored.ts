@@ -17,14 +17,21 @@ import type { SqlRow, StorageTable } from "../storage";
 import { listPage } from "./list-page";
 import { createConflicts, type DatabaseAccess, type TableStorage, uniqueConflicts } from "./table-storage";
 
-// The six classes below are alike on purpose: each answers one endpoint kind's hooks with the table's operations.
+// The six classes below are alike on purpose: each answers one endpoint kind's hooks with the table's
+// operations. `Db` is what `database()` answers: the storage's database (a SqlDriver, a Drizzle database).
 
 /** What the classes below hold, whichever storage it is. */
 export type AnyTableStorage = TableStorage<any, any, StorageTable<any>>;
 
 /** Create: inserts the object and answers it as stored; `bulk` inserts every object all or none. */
-export abstract class StoredCreateEndpoint<HandleArgs extends Array<object> = any> extends CreateEndpoint<HandleArgs> {
+export abstract class StoredCreateEndpoint<
+  HandleArgs extends Array<object> = any,
+  Db = unknown,
+> extends CreateEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "write";
   }
@@ -49,8 +56,14 @@ export abstract class StoredCreateEndpoint<HandleArgs extends Array<object> = an
 }
 
 /** Read: selects the row identified by the path keys. */
-export abstract class StoredReadEndpoint<HandleArgs extends Array<object> = any> extends ReadEndpoint<HandleArgs> {
+export abstract class StoredReadEndpoint<
+  HandleArgs extends Array<object> = any,
+  Db = unknown,
+> extends ReadEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "read";
   }
@@ -61,8 +74,14 @@ export abstract class StoredReadEndpoint<HandleArgs extends Array<object> = any>
 }
 
 /** Update: writes the changed columns in one statement scoped by the full primary key. */
-export abstract class StoredUpdateEndpoint<HandleArgs extends Array<object> = any> extends UpdateEndpoint<HandleArgs> {
+export abstract class StoredUpdateEndpoint<
+  HandleArgs extends Array<object> = any,
+  Db = unknown,
+> extends UpdateEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "write";
   }
@@ -89,8 +108,14 @@ export abstract class StoredUpdateEndpoint<HandleArgs extends Array<object> = an
 }
 
 /** Delete: deletes the row identified by the full primary key and answers it. */
-export abstract class StoredDeleteEndpoint<HandleArgs extends Array<object> = any> extends DeleteEndpoint<HandleArgs> {
+export abstract class StoredDeleteEndpoint<
+  HandleArgs extends Array<object> = any,
+  Db = unknown,
+> extends DeleteEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "write";
   }
@@ -113,8 +138,14 @@ export abstract class StoredDeleteEndpoint<HandleArgs extends Array<object> = an
  * List: filters, search, ordering and pagination in one query; numbered pages count `total_count`,
  * cursor pages (`pagination = "cursor"` or `"both"`) are keyset queries with no count.
  */
-export abstract class StoredListEndpoint<HandleArgs extends Array<object> = any> extends ListEndpoint<HandleArgs> {
+export abstract class StoredListEndpoint<
+  HandleArgs extends Array<object> = any,
+  Db = unknown,
+> extends ListEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "read";
   }
@@ -141,8 +172,12 @@ export abstract class StoredListEndpoint<HandleArgs extends Array<object> = any>
 /** Changes: the live collection's change log on this storage, read from the request's database. */
 export abstract class StoredChangesEndpoint<
   HandleArgs extends Array<object> = any,
+  Db = unknown,
 > extends ChangesEndpoint<HandleArgs> {
   declare readonly storage: AnyTableStorage;
+  override database(): Db {
+    return super.database() as Db;
+  }
   get databaseAccess(): DatabaseAccess {
     return "stream";
   }
