@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OpenAPIRoute, type RouteOptions } from "../core/route/open-api-route";
+import { OpenAPIRoute, type RouteOptions, sentHeader } from "../core/route/open-api-route";
 import { jsonResponse } from "../core/route/respond";
 import type { ValidationFailures } from "../core/route/route-plan";
 import type { OpenAPIRouteSchema, RequestSchema, ResponseConfig } from "../core/schema-types";
@@ -13,6 +13,7 @@ import { automatic } from "../openapi/automatic-responses";
 import { membersOf } from "../schema";
 import {
   assertStrongTag,
+  checkedTagList,
   entityTagOf,
   ifMatchHeader,
   ifNoneMatchHeader,
@@ -220,9 +221,16 @@ export abstract class ModelEndpoint<HandleArgs extends Array<object> = any> exte
     };
   }
 
-  /** A request header an opted-in endpoint declares (`If-Match`, `If-None-Match`), as validated. */
+  /**
+   * A request header an opted-in endpoint declares (`If-Match`, `If-None-Match`), as sent and checked by
+   * its own rule: an app's header schema that declares it too, or transforms the headers, cannot turn
+   * the check off.
+   */
   async conditionalHeader(name: "If-Match" | "If-None-Match"): Promise<string | undefined> {
     const { headers } = (await this.getValidatedData()) as { headers?: Record<string, unknown> };
+    const sent = sentHeader(this, name);
+    if (sent !== undefined) return checkedTagList(sent, name);
+    // Outside a router (a test calling handle()), the validated headers are all there is.
     const value = headers?.[name];
     return typeof value === "string" ? value : undefined;
   }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { ResponseConfig } from "../core/schema-types";
-import { PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
+import { invalidField, PreconditionFailedException, PreconditionRequiredException } from "../errors/exceptions";
 
 // RFC 9110 §8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text.
 // Written as literals (not built with `new RegExp` at load) so a bundle that reads none of them drops them.
@@ -15,6 +15,19 @@ const TAG_LIST = /^(?:\*|(?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*"(?:[ \t]*,[ \t]*(?:W
 const STRONG_TAG = /^"[\x21\x23-\x7E\x80-\xFF]*"$/;
 
 const TAG_LIST_MESSAGE = 'must be * or a comma-separated list of quoted entity tags, e.g. "v2", W/"x"';
+
+/**
+ * A sent `If-Match` / `If-None-Match` value checked against the list syntax: undefined when not sent
+ * (or empty), a 400 naming the header when malformed.
+ *
+ * @example
+ * checkedTagList('"v2", W/"x"', "If-Match") // '"v2", W/"x"'
+ */
+export function checkedTagList(sent: string, name: string): string | undefined {
+  if (sent === "") return undefined;
+  if (!TAG_LIST.test(sent)) throw invalidField(TAG_LIST_MESSAGE, ["headers", name]);
+  return sent;
+}
 
 /** The `If-Match` request header as an opted-in Update or Delete declares it. */
 export function ifMatchHeader(required: boolean) {

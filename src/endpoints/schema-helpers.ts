@@ -120,6 +120,18 @@ export function errorResponses(notFound: boolean): Record<string, ResponseConfig
  * Merges the schema an auto endpoint derives from its Meta with the user's own `schema`: user
  * request parts, responses and fields win; tags come from the user, else from the Meta.
  */
+/** A bare `z.object` (no refinement, no transform): extending it keeps everything it checks. */
+export function isPlainZodObject(schema: unknown): schema is z.ZodObject {
+  return schema instanceof z.ZodObject && seam.validatesMemberwise(schema);
+}
+
+/** `derived` without the members `declared` names in any case (header names are compared so). */
+function withoutDeclared(derived: z.ZodObject, declared: Record<string, unknown>): z.ZodObject {
+  const names = new Set(Object.keys(declared).map((name) => name.toLowerCase()));
+  const kept = Object.entries(derived.shape).filter(([name]) => !names.has(name.toLowerCase()));
+  return kept.length === Object.keys(derived.shape).length ? derived : z.object(Object.fromEntries(kept));
+}
+
 export function mergeSchema(
   derived: OpenAPIRouteSchema,
   user: OpenAPIRouteSchema | undefined,
@@ -134,11 +146,11 @@ export function mergeSchema(
   // Headers an endpoint derives (If-Match) stay next to the user's own, whose members win.
   const derivedHeaders = derived.request?.headers;
   const userHeaders = user?.request?.headers;
-  if (derivedHeaders instanceof z.ZodObject && userHeaders instanceof z.ZodObject) {
-    merged.request!.headers = derivedHeaders.extend(userHeaders.shape);
-  } else if (derivedHeaders instanceof z.ZodObject && userHeaders !== undefined) {
-    // A schema zod cannot extend (another library's, a transformed object) is validated whole beside them.
-    merged.request!.headers = compose.alongside(userHeaders, derivedHeaders.shape);
+  if (derivedHeaders instanceof z.ZodObject && userHeaders !== undefined) {
+    merged.request!.headers = isPlainZodObject(userHeaders)
+      ? withoutDeclared(derivedHeaders, userHeaders.shape).extend(userHeaders.shape)
+      : // A schema extending would change (another library's, a transformed or refined object) is validated whole beside them.
+        compose.alongside(userHeaders, derivedHeaders.shape);
   }
   // An empty `_meta.tags` documents no tags, as chanfana's metaSchemaProps does.
   const tags = user?.tags ?? (metaTags?.length ? metaTags : undefined);

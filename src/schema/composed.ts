@@ -30,7 +30,7 @@ type Node =
   | { kind: "either"; object: Schema; array: Schema }
   /** `inner`, perhaps left out (`optional`), with notes for its documentation. */
   | { kind: "wrap"; inner: Schema; optional: boolean }
-  /** An object valid for `whole` (its output kept as it gives it) and for each of `extra`'s members. */
+  /** An object valid for `whole` (its output the output) and, beside it, for each of `extra`'s members. */
   | { kind: "alongside"; whole: Schema; extra: Readonly<Record<string, Schema>> };
 
 export interface Limit {
@@ -96,14 +96,16 @@ export function composer(seam: SchemaSeam<Schema>) {
     /** An array goes to `array`, anything else to `object`. */
     either: (object: Schema, array: Schema) => compose(seam, { kind: "either", object, array }),
     /**
-     * `whole` as it validates and documents itself, with `extra`'s members read from the same object and
-     * added to its output: the headers an auto endpoint derives beside a header schema it cannot extend
-     * (a valibot object, a transformed zod object). Members `whole` declares are its own.
+     * `whole` as it validates and documents itself, with `extra`'s members checked from the same object
+     * beside it: the headers an auto endpoint derives next to a header schema it cannot extend (a valibot
+     * object, a transformed or refined zod object). `whole` sees none of `extra`'s keys (a closed object
+     * would refuse them), and its output is the output, as it gives it. A member `whole` declares, in any
+     * case (header names are), is its own.
      */
     alongside(whole: Schema, extra: Record<string, Schema>): Schema {
-      const declared = seam.objectShape(whole) ?? {};
-      const added = Object.fromEntries(Object.entries(extra).filter(([name]) => !Object.hasOwn(declared, name)));
-      return compose(seam, { kind: "alongside", whole, extra: Object.freeze(added) });
+      const declared = new Set(Object.keys(seam.objectShape(whole) ?? {}).map((name) => name.toLowerCase()));
+      const added = Object.entries(extra).filter(([name]) => !declared.has(name.toLowerCase()));
+      return compose(seam, { kind: "alongside", whole, extra: Object.freeze(Object.fromEntries(added)) });
     },
     /** `inner`, which an object may leave out. */
     optional: (inner: Schema) => compose(seam, { kind: "wrap", inner, optional: true }),
@@ -152,14 +154,18 @@ function check(schema: Schema, value: unknown): Outcome | Promise<Outcome> {
 }
 
 function checkAlongside(node: Extract<Node, { kind: "alongside" }>, value: unknown): Outcome | Promise<Outcome> {
-  return all([checkObject(node.extra, value), check(node.whole, value)], ([extra, whole]) => {
-    if (!extra!.ok || !whole!.ok)
-      return fail([...(extra!.ok ? [] : extra!.issues), ...(whole!.ok ? [] : whole!.issues)]);
-    const own = whole!.value;
-    // A `whole` whose output is no object (a transform to a string) has nowhere to hold the extra members.
-    if (typeof own !== "object" || own === null || Array.isArray(own)) return whole!;
-    return pass({ ...(extra!.value as object), ...own });
+  const own = typeof value === "object" && value !== null ? withoutKeys(value, node.extra) : value;
+  return all([checkObject(node.extra, value), check(node.whole, own)], ([extra, whole]) => {
+    if (extra!.ok) return whole!;
+    return fail([...extra!.issues, ...(whole!.ok ? [] : whole!.issues)]);
   });
+}
+
+/** `value` without `keys`' own keys. */
+function withoutKeys(value: object, keys: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const rest: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) if (!Object.hasOwn(keys, key)) rest[key] = member;
+  return rest;
 }
 
 function checkArray(node: Extract<Node, { kind: "array" }>, value: unknown): Outcome | Promise<Outcome> {

@@ -249,6 +249,16 @@ export function linkServed(endpoint: OpenAPIRoute, served: ServedEndpoint): void
   Object.defineProperty(endpoint, SERVED, { value: served, writable: true });
 }
 
+/**
+ * The request header `name` as the request `endpoint` handles sent it ("" when absent), whatever its
+ * schema made of it; undefined for an endpoint used outside a router. For headers the framework derives
+ * (If-Match), whose rule must hold however the app declared its own headers.
+ */
+export function sentHeader(endpoint: OpenAPIRoute, name: string): string | undefined {
+  const served = (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED];
+  return served ? (served.requestOf(endpoint.args).headers.get(name) ?? "") : undefined;
+}
+
 function servedOf(endpoint: OpenAPIRoute, method: string): ServedEndpoint {
   const served = (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED];
   if (!served) throw new Error(`${method}() needs the endpoint registered on a router first`);

@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../../core/schema-types";
+import { isPlainZodObject } from "../../endpoints/schema-helpers";
+import { invalidField } from "../../errors/exceptions";
 import { compose } from "../../schema";
 import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
 import type { DatabaseAccess } from "./table-storage";
@@ -13,11 +15,23 @@ import type { DatabaseAccess } from "./table-storage";
 // sort by age. Anything else would reach D1 and fail there, or (locally) sort after every real bookmark.
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
+/**
+ * A sent bookmark header checked by its own rule, whatever the app's header schema made of it:
+ * undefined when not sent (or empty), a 400 naming the header when malformed.
+ */
+export function checkedBookmark(sent: string, name: string): string | undefined {
+  if (sent === "") return undefined;
+  if (!BOOKMARK.test(sent)) throw invalidField(BOOKMARK_MESSAGE, ["headers", name]);
+  return sent;
+}
+
+const BOOKMARK_MESSAGE = "must be a bookmark this API answered, e.g. 00000001-00000002-00000003-<32 hex digits>";
+
 /** The bookmark request header a reading endpoint declares: optional, a 400 naming it when malformed. */
 export function bookmarkRequestHeader() {
   return z
     .string()
-    .regex(BOOKMARK, "must be a bookmark this API answered, e.g. 00000001-00000002-00000003-<32 hex digits>")
+    .regex(BOOKMARK, BOOKMARK_MESSAGE)
     .optional()
     .describe(
       "A D1 bookmark an earlier answer carried: this read sees the database at least as new as it (read your own writes). Without it, the nearest replica answers.",
@@ -50,12 +64,13 @@ export function withBookmarkHeader(
   const request = { ...schema.request };
   if (access === "read") {
     const headers = request.headers;
-    if (headers === undefined) request.headers = z.object({ [name]: bookmarkRequestHeader() });
-    else if (headers instanceof z.ZodObject) {
-      if (!(name in headers.shape)) request.headers = headers.extend({ [name]: bookmarkRequestHeader() });
-    } else {
-      // A schema zod cannot extend (another library's, a transformed object) is validated whole beside it.
-      request.headers = compose.alongside(headers, { [name]: bookmarkRequestHeader() });
+    const bookmark = { [name]: bookmarkRequestHeader() };
+    if (headers === undefined) request.headers = z.object(bookmark);
+    else if (!isPlainZodObject(headers)) {
+      // A schema extending would change (another library's, a transformed or refined object) is validated whole beside it.
+      request.headers = compose.alongside(headers, bookmark);
+    } else if (!Object.keys(headers.shape).some((declared) => declared.toLowerCase() === name.toLowerCase())) {
+      request.headers = headers.extend(bookmark);
     }
   }
   return { ...schema, request, responses };

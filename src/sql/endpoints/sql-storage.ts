@@ -1,3 +1,4 @@
+import { sentHeader } from "../../core/route/open-api-route";
 import { requestSpan } from "../../core/route/tracing";
 import type { Logger } from "../../endpoints/types";
 import type { SqlDriver } from "../driver";
@@ -6,7 +7,7 @@ import { d1Binding, d1Driver } from "../drivers/d1";
 import { sqlLiveStorage } from "../live";
 import { SqlTable } from "../table";
 import { tracedDriver } from "../traced-driver";
-import { openD1Session, withBookmarkHeader } from "./d1-session";
+import { checkedBookmark, openD1Session, withBookmarkHeader } from "./d1-session";
 import {
   StoredChangesEndpoint,
   StoredCreateEndpoint,
@@ -154,11 +155,13 @@ function inD1Session(endpoint: SqlEndpoint, binding: unknown): SqlDriver | undef
   return driver;
 }
 
-/** The bookmark the request sent (a read declares its header, so it was validated). */
+/** The bookmark a read sent, as sent and checked by its own rule (an app's header schema may declare or transform it). */
 function sentBookmark(endpoint: SqlEndpoint): string | undefined {
   if (endpoint.databaseAccess !== "read") return undefined;
-  const headers = endpoint.validatedData?.headers as Record<string, unknown> | undefined;
-  const bookmark = headers?.[endpoint.d1BookmarkHeader];
+  const name = endpoint.d1BookmarkHeader;
+  const sent = sentHeader(endpoint, name);
+  if (sent !== undefined) return checkedBookmark(sent, name);
+  const bookmark = (endpoint.validatedData?.headers as Record<string, unknown> | undefined)?.[name];
   return typeof bookmark === "string" ? bookmark : undefined;
 }
 

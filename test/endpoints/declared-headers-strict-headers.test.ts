@@ -9,8 +9,8 @@ import Database from "better-sqlite3";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, SqlCreateEndpoint, SqlReadEndpoint, SqlUpdateEndpoint } from "../src";
-import { closeHttpHarnesses, httpHarnesses, jsonBody } from "./helpers";
+import { betterSqlite3Driver, SqlCreateEndpoint, SqlReadEndpoint, SqlUpdateEndpoint } from "../../src";
+import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
 const Note = z.object({ id: z.number().int(), title: z.string() });
 const meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };

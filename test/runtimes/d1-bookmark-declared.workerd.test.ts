@@ -7,12 +7,12 @@
 // - An app whose zod header object is transformed to a string: the bookmark is validated, then dropped
 //   from the output, so the read starts "first-unconstrained" and the client's read-your-writes is lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "./runtimes/bundle";
+import { startWorker } from "./bundle";
 
 describe("the D1 bookmark beside an app's own header schema (workerd)", () => {
   let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
-    worker = await startWorker("test/runtimes/attack-d1-app.ts", {
+    worker = await startWorker("test/runtimes/d1-bookmark-declared-app.ts", {
       schema: ["CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL)"],
     });
   }, 60_000);

@@ -1,4 +1,4 @@
-// Attack fixtures for the D1 bookmark beside an app's own request headers (test/attack-d1-bookmark.test.ts):
+// Fixtures for the D1 bookmark beside an app's own request headers (test/runtimes/d1-bookmark-declared.workerd.test.ts):
 // /loose/ declares the bookmark header itself in valibot with a looser rule (as an app documenting it
 // would); /tenant/ transforms its header object to the tenant string. Each binding records the session
 // start it was asked for, which GET /started answers.

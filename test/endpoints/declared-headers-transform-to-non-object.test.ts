@@ -1,13 +1,11 @@
 // An app whose header schema is a z.object with a .transform to a non-object (here the tenant string
 // it wants) still gets If-Match checked, as docs/crud.md "Conditional requests" promises: "no way of
-// declaring headers turns the check off". The alongside node returns `whole` alone when its output is not
-// an object, so the validated If-Match / If-None-Match never reach conditionalHeader(): a stale write
-// goes through (lost update), requireIfMatch answers 428 even to the current tag, and 304 never comes.
+// declaring headers turns the check off": a stale write is 412, the current tag writes, 304 comes.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, SqlCreateEndpoint, SqlReadEndpoint, SqlUpdateEndpoint } from "../src";
-import { closeHttpHarnesses, httpHarnesses, jsonBody } from "./helpers";
+import { betterSqlite3Driver, SqlCreateEndpoint, SqlReadEndpoint, SqlUpdateEndpoint } from "../../src";
+import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
 const Note = z.object({ id: z.number().int(), title: z.string() });
 const meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };

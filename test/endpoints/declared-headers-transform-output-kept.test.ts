@@ -1,12 +1,11 @@
-// The alongside node promises `whole`'s output "kept as it gives it". An app whose header transform
-// builds a class instance (a Map, its own Caller class) gets a plain object back from getValidatedData()
-// once conditionalRequests is on: the object is spread into { ...derived, ...own }, its prototype and
-// every non-enumerable/own-state member lost, so the handler's `headers.get(...)` / `instanceof` break.
+// An app whose header transform builds a class instance (a Map, its own Caller class) gets that same
+// instance from getValidatedData() with conditionalRequests on: the derived headers are checked beside
+// the app's schema, never spread into its output.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, SqlCreateEndpoint, SqlUpdateEndpoint } from "../src";
-import { closeHttpHarnesses, httpHarnesses, jsonBody } from "./helpers";
+import { betterSqlite3Driver, SqlCreateEndpoint, SqlUpdateEndpoint } from "../../src";
+import { closeHttpHarnesses, httpHarnesses, jsonBody } from "../helpers";
 
 const Note = z.object({ id: z.number().int(), title: z.string() });
 const meta = { model: { tableName: "notes", schema: Note, primaryKeys: ["id"] }, fields: Note.omit({ id: true }) };
