@@ -3,6 +3,7 @@ import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
+import { hashedKey } from "./hashed-key";
 
 /** What a rate limit's key function and its store see of one request. */
 export interface RateLimitContext {
@@ -279,11 +280,7 @@ function bucketNames(name: string): BucketNames {
 export function boundedBucket(bucket: string): Promise<string> | string {
   // MySQL/MariaDB's utf8mb4_bin is PAD SPACE: `a ` and `a` would be one primary key there.
   if (bucket.length <= MAX_BUCKET && !bucket.endsWith(" ")) return bucket;
-  return crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(bucket))
-    .then(
-      (digest) => `sha256:${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`,
-    );
+  return hashedKey(bucket);
 }
 
 /** `trustProxy` checked when the policy is made: one header name, or a positive count of proxies. */
