@@ -1,3 +1,4 @@
+import { HASHED_KEY_PREFIX, hashedKey } from "../core/ops/hashed-key";
 import type {
   ChangeKind,
   ChangeLog,
@@ -19,6 +20,23 @@ export const CHANGE_HEADS_TABLE = "specroute_change_heads";
 
 /** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
 const INSERT_CHUNK = 100;
+
+/** Longest collection name stored as it is: MySQL's key column holds 255 characters. */
+const MAX_STORED_COLLECTION = 200;
+
+/**
+ * `collection` as the tables hold it: as it is, or as its SHA-256 (`sha256:` and 64 hex digits) when it ends
+ * in a space, is over 200 characters, or starts with `sha256:`. The same on every engine, and with no change
+ * to the tables: those an earlier version made keep their DDL.
+ */
+function storedCollection(collection: string): Promise<string> | string {
+  // MySQL/MariaDB's utf8mb4_bin is PAD SPACE (`room ` is `room` to it); a name spelled as a hash could be another's.
+  const kept =
+    collection.length <= MAX_STORED_COLLECTION &&
+    !collection.endsWith(" ") &&
+    !collection.startsWith(HASHED_KEY_PREFIX);
+  return kept ? collection : hashedKey(collection);
+}
 
 /** What the log's tables and statements refuse a dialect without `tables` and `upsert` with. */
 const REFUSAL = "SqlChangeLog has no tables";
@@ -73,6 +91,7 @@ export interface SqlChangeLogOptions {
 
 /** One `record` call's changes as the log writes them, with what every one of them shares. */
 interface Batch {
+  /** The collection as the tables hold it ({@link storedCollection}). */
   readonly collection: string;
   readonly changes: readonly ChangeToRecord[];
   /** The seq of `changes[0]`: the others follow it, one by one. */
@@ -136,16 +155,18 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
   /** Takes the collection's head row (made at 0 when new), locked until the transaction ends. */
   async lock(tx: SqlDriver, collection: string): Promise<void> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.lock runs in a transaction: pass driver.transaction's tx");
-    await this.#advanceHead(tx, collection, 0);
+    await this.#advanceHead(tx, await storedCollection(collection), 0);
   }
 
   async record(tx: SqlDriver, collection: string, changes: readonly ChangeToRecord[]): Promise<void> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
     if (changes.length === 0) return;
-    const head = await this.#advanceHead(tx, collection, changes.length);
-    const batch: Batch = { collection, changes, firstSeq: head - changes.length + 1, at: Date.now() };
+    const stored = await storedCollection(collection);
+    const head = await this.#advanceHead(tx, stored, changes.length);
+    const batch: Batch = { collection: stored, changes, firstSeq: head - changes.length + 1, at: Date.now() };
     for (let start = 0; start < changes.length; start += INSERT_CHUNK) await this.#insert(tx, batch, start);
     const recorded = this.#recorded === undefined ? databaseRecorded(tx.dialect) : this.#recorded;
+    // Brokers wake listeners by the collection's own name.
     await recorded?.(tx, collection);
   }
 
@@ -164,7 +185,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
         ` AND ${q("seq")} > `,
         ` ORDER BY ${q("seq")} ${limitClause}`,
       ],
-      params: [collection, afterSeq],
+      params: [await storedCollection(collection), afterSeq],
     });
     return lines.map((line) => ({
       seq: Number(line.seq),
@@ -179,6 +200,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     await this.ready(driver);
     const { dialect } = driver;
     const q = dialect.quote;
+    const stored = await storedCollection(collection);
     // One statement, so both numbers come from one snapshot.
     const [line] = await queryStatement<{ oldest: unknown; newest: unknown }>(driver, {
       text: [
@@ -186,7 +208,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
         `) AS ${q("oldest")}, (SELECT ${q("seq")} FROM ${q(CHANGE_HEADS_TABLE)} WHERE ${q("collection")} = `,
         `) AS ${q("newest")}`,
       ],
-      params: [collection, collection],
+      params: [stored, stored],
     });
     const newest = line?.newest == null ? 0 : Number(line.newest);
     // trim keeps the newest change; should every change be gone by other means, none up to the head is held.
@@ -211,11 +233,11 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
         ` OR ${q("at")} < `,
         ")",
       ],
-      params: [collection, newest, newest - retention.count, cutoff],
+      params: [await storedCollection(collection), newest, newest - retention.count, cutoff],
     });
   }
 
-  /** Adds `count` to the collection's head (creating it at `count`) and answers the new head, its row locked until commit. */
+  /** Adds `count` to the head of `collection` (as stored) and answers the new head, its row locked until commit. */
   async #advanceHead(tx: SqlDriver, collection: string, count: number): Promise<number> {
     const { dialect } = tx;
     assertStoreDialect(dialect, REFUSAL);

@@ -51,6 +51,7 @@ function triggerNames(table: RecordedTable): { created: string; updated: string;
 export function changeLogTriggers(table: RecordedTable): string[] {
   const names = triggerNames(table);
   const target = parseTableName(table.tableName).map(quote).join(".");
+  // A checked table name (at most 127 characters, no space, no colon) is one SqlChangeLog stores as it is, never hashed.
   const collection = literal(table.tableName);
   // JSON cannot hold a BLOB: a write must not fail for its change, so the bytes are sent as hex text.
   const value = (row: "NEW" | "OLD", column: string) => {

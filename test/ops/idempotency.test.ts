@@ -834,6 +834,52 @@ describe.each(engines)("the SQL idempotency store on $name", (engine) => {
   );
 });
 
+describe.each(engines)("idempotency keys over HTTP with the SQL store on $name", (engine) => {
+  it.skipIf(engine.skip)(
+    "accounts whose ids differ only by trailing spaces never share a key: what MariaDB's PAD SPACE key compares is a hash",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        const auth = basicAuth({ verify: ({ username, password }) => (password === "right" ? { username } : null) });
+        let runs = 0;
+        class CreatePayout extends OpenAPIRoute {
+          schema = {
+            auth,
+            idempotency: idempotency({
+              store: sqlIdempotencyStore(driver),
+              scope: ({ principal }) => (principal as { username: string }).username,
+            }),
+            request: { body: contentJson(z.object({ amount: z.number() })) },
+            responses: { "201": { description: "Created" } },
+          };
+          async handle() {
+            const { username } = (await this.getPrincipal()) as { username: string };
+            runs++;
+            return Response.json({ username, run: runs }, { status: 201 });
+          }
+        }
+        const app = httpHarnesses[0]!.make();
+        app.router.post("/payouts", CreatePayout);
+        const send = async (username: string) => {
+          const headers = { authorization: `Basic ${btoa(`${username}:right`)}`, "idempotency-key": "order-1" };
+          return (await app.request("/payouts", jsonBody({ amount: 5 }, { headers }))).json();
+        };
+        const answers = [];
+        for (const username of ["ada", "ada ", "ada  ", "ada", "ada "]) answers.push(await send(username));
+        expect(answers).toEqual([
+          { username: "ada", run: 1 },
+          { username: "ada ", run: 2 },
+          { username: "ada  ", run: 3 },
+          { username: "ada", run: 1 },
+          { username: "ada ", run: 2 },
+        ]);
+      } finally {
+        await close();
+      }
+    },
+  );
+});
+
 describe("an idempotency policy an app cannot misconfigure into one that keeps nothing", () => {
   const store = sqlIdempotencyStore(database().driver);
 

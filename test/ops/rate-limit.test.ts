@@ -21,6 +21,9 @@ import { storeEngines } from "./engines";
 
 afterAll(closeHttpHarnesses);
 
+/** What a store is handed for a bucket counted under its SHA-256. */
+const hashedBucket = (bucket: string) => `sha256:${createHash("sha256").update(bucket).digest("hex")}`;
+
 const byHeader = (name: string) => (ctx: { request: Request }) => ctx.request.headers.get(name) ?? "anonymous";
 
 const pong = { "200": { description: "pong", ...contentJson(z.object({ pong: z.boolean() })) } };
@@ -759,6 +762,30 @@ describe.each(engines)("the SQL rate limit store on $name", (engine) => {
     },
   );
 
+  it.skipIf(engine.skip)(
+    "keys that differ only by trailing spaces count apart: MariaDB's PAD SPACE key never merges two accounts' buckets",
+    async () => {
+      const { driver, close } = await engine.open();
+      try {
+        const policy = rateLimit({
+          limit: 1,
+          windowSeconds: 3600,
+          key: ({ principal }: RateLimitContext) => (principal as { id: string }).id,
+          store: sqlRateLimitStore(driver),
+        });
+        const app = httpHarnesses[0]!.make();
+        app.router.get("/login", passwordRoute(policy).Login);
+        const statuses = [];
+        for (const username of ["ada", "ada ", "ada  ", "ada"]) {
+          statuses.push((await app.request("/login", { headers: basic(username, "right") })).status);
+        }
+        expect(statuses).toEqual([200, 200, 200, 429]);
+      } finally {
+        await close();
+      }
+    },
+  );
+
   it.skipIf(engine.skip)("a new window starts the count again, and prune() drops old buckets", async () => {
     const { driver, close } = await engine.open();
     try {
@@ -969,13 +996,29 @@ describe.each(httpHarnesses)("what a client tries against a limit, over HTTP on 
     for (const client of [longest, huge("a"), huge("b"), huge("a")])
       statuses.push((await send(app, "/ping", client)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    const sha = (bucket: string) => `sha256:${createHash("sha256").update(bucket).digest("hex")}`;
     expect(store.buckets).toEqual([
       `default#${longest}`,
-      sha(`default#${huge("a")}`),
-      sha(`default#${huge("b")}`),
-      sha(`default#${huge("a")}`),
+      hashedBucket(`default#${huge("a")}`),
+      hashedBucket(`default#${huge("b")}`),
+      hashedBucket(`default#${huge("a")}`),
     ]);
+  });
+
+  it("a key ending in a space is counted under its SHA-256: no engine that ignores trailing spaces (MariaDB) reads it as the key without them", async () => {
+    const store = recordingStore();
+    const byPrincipal = rateLimit({
+      limit: 5,
+      windowSeconds: 60,
+      key: ({ principal }) => (principal as { id: string }).id,
+      store,
+    });
+    const app = harness.make();
+    app.router.get("/login", passwordRoute(byPrincipal).Login);
+    for (const username of ["ada", "ada ", " ada"]) {
+      expect((await app.request("/login", { headers: basic(username, "right") })).status).toBe(200);
+    }
+    const keyBuckets = store.buckets.filter((bucket) => !bucket.startsWith("default@"));
+    expect(keyBuckets).toEqual(["default#ada", hashedBucket("default#ada "), "default# ada"]);
   });
 
   it("a 429 says which limit it is and when to retry: the seconds left, rounded up, never 0", async () => {

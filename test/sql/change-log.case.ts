@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollingBroker } from "../../src/live/polling-broker";
 import type { ChangeLog, ChangeToRecord, LogBounds, RecordedChange } from "../../src/live/types";
@@ -14,6 +14,9 @@ export async function eventually(done: () => boolean, timeoutMs = 5000): Promise
 }
 
 const created = (id: number): ChangeToRecord => ({ kind: "created", row: { id, name: `n${id}` }, before: null });
+
+/** How the log's tables hold a collection name it stores as its SHA-256. */
+const hashedName = (collection: string) => `sha256:${createHash("sha256").update(collection).digest("hex")}`;
 
 /**
  * The change log's suite: every engine must give the same answers, and keep seqs in commit order
@@ -35,6 +38,8 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
     const record = (collection: string, changes: ChangeToRecord[]) =>
       driver.transaction!((tx) => log.record(tx, collection, changes));
     const seqs = (changes: RecordedChange[]) => changes.map((change) => change.seq);
+    // Collections stored as their SHA-256, which the prefix's LIKE cannot find to delete.
+    const hashedCollections: string[] = [];
 
     beforeAll(async () => {
       ({ driver, close } = await engine.connect());
@@ -48,6 +53,11 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
         await driver.execute(`DELETE FROM ${q(table)} WHERE ${q("collection")} LIKE ${driver.dialect.placeholder(1)}`, [
           `${prefix}-%`,
         ]);
+        for (const hashed of hashedCollections) {
+          await driver.execute(`DELETE FROM ${q(table)} WHERE ${q("collection")} = ${driver.dialect.placeholder(1)}`, [
+            hashed,
+          ]);
+        }
       }
       await close();
     });
@@ -131,6 +141,35 @@ export function describeChangeLogSuite(engine: EngineUnderTest): void {
       for (const other of others) {
         expect(await log.readAfter(driver, other, 0, 10)).toMatchObject([{ seq: 1, row: { id: 9 } }]);
       }
+    });
+
+    it("keeps apart names that differ by trailing spaces, long names, and a name spelled as another's hash (MariaDB's PAD SPACE key merges none)", async () => {
+      const room = fresh("room");
+      const long = `${room}-${"x".repeat(300)}`;
+      const others = [`${room} `, `${room}  `, long, `${long}y`, hashedName(`${room} `)];
+      hashedCollections.push(...others.map(hashedName));
+      await record(room, [created(1), created(2)]);
+      for (const [index, other] of others.entries()) await record(other, [created(10 + index)]);
+      expect(seqs(await log.readAfter(driver, room, 0, 10))).toEqual([1, 2]);
+      expect(await log.bounds(driver, room)).toEqual({ oldest: 1, newest: 2 });
+      for (const [index, other] of others.entries()) {
+        expect(await log.readAfter(driver, other, 0, 10)).toMatchObject([{ seq: 1, row: { id: 10 + index } }]);
+        expect(await log.bounds(driver, other)).toEqual({ oldest: 1, newest: 1 });
+      }
+      // Trimming one trims its own changes only.
+      await record(`${room} `, [created(20)]);
+      await log.trim(driver, `${room} `, { count: 0, maxAgeMs: 0 });
+      expect(seqs(await log.readAfter(driver, `${room} `, 0, 10))).toEqual([2]);
+      expect(seqs(await log.readAfter(driver, room, 0, 10))).toEqual([1, 2]);
+      // A name that needs no hash is stored as it is; the others as their SHA-256, whatever the engine.
+      const q = driver.dialect.quote;
+      const p = driver.dialect.placeholder;
+      const names = [room, ...hashedCollections.slice(-others.length)];
+      const stored = await driver.query<{ collection: string }>(
+        `SELECT ${q("collection")} AS ${q("collection")} FROM ${q("specroute_change_heads")} WHERE ${q("collection")} IN (${names.map((_, index) => p(index + 1)).join(", ")})`,
+        names,
+      );
+      expect(stored.map((line) => line.collection).sort()).toEqual([...names].sort());
     });
 
     it("records nothing when the transaction rolls back, and the next write takes the seq it would have", async () => {

@@ -3,6 +3,7 @@ import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
+import { hashedKey } from "./hashed-key";
 
 /** What a rate limit's key function and its store see of one request. */
 export interface RateLimitContext {
@@ -260,9 +261,9 @@ interface BucketNames {
 
 /**
  * The buckets of the policy `name`: `<name>@<address>` for an address, `<name>#<key>` for any other key, each
- * as its SHA-256 when longer than 200 characters. A name never holds `@` or `#`, so the name and the kind are
- * read back from the first of them: no key equals an address's bucket, nor another policy's bucket, whatever
- * its value (an account id "127.0.0.2", a header a client sets).
+ * as its SHA-256 when longer than 200 characters or ending in a space. A name never holds `@` or `#`, so the
+ * name and the kind are read back from the first of them: no key equals an address's bucket, nor another
+ * policy's bucket, whatever its value (an account id "127.0.0.2", a header a client sets).
  */
 function bucketNames(name: string): BucketNames {
   return {
@@ -272,16 +273,14 @@ function bucketNames(name: string): BucketNames {
 }
 
 /**
- * `bucket` as it is when it is at most 200 characters, else `sha256:` and its SHA-256 in hex: what a
- * store keeps stays small whatever key an app makes.
+ * `bucket` as it is when it is at most 200 characters and does not end in a space, else `sha256:` and its
+ * SHA-256 in hex: what a store keeps stays small whatever key an app makes, and no two buckets are one key
+ * to MySQL/MariaDB. A hashed bucket holds no `@` or `#`, so it never equals one kept as it is.
  */
 export function boundedBucket(bucket: string): Promise<string> | string {
-  if (bucket.length <= MAX_BUCKET) return bucket;
-  return crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(bucket))
-    .then(
-      (digest) => `sha256:${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`,
-    );
+  // MySQL/MariaDB's utf8mb4_bin is PAD SPACE: `a ` and `a` would be one primary key there.
+  if (bucket.length <= MAX_BUCKET && !bucket.endsWith(" ")) return bucket;
+  return hashedKey(bucket);
 }
 
 /** `trustProxy` checked when the policy is made: one header name, or a positive count of proxies. */
