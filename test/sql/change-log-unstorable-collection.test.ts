@@ -1,4 +1,4 @@
-// Hostile review: SqlChangeLog keeps a collection as it is unless it ends in a space, is over 200
+// Before the fix: SqlChangeLog keeps a collection as it is unless it ends in a space, is over 200
 // characters or starts with sha256:, and notifies PostgreSQL listeners with the name as it is. Collections
 // an app names from its input (sqlLiveStorage's own note: "collections an app names from its input")
 // can hold NUL (a path parameter `%00`), which PostgreSQL's text refuses, and can be long: one over
@@ -9,8 +9,8 @@ import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { betterSqlite3Driver } from "../src";
-import { mariadbDialect, mysql2Driver, pgDriver, SqlChangeLog, type SqlDriver } from "../src/sql";
+import { betterSqlite3Driver } from "../../src";
+import { mariadbDialect, mysql2Driver, pgDriver, SqlChangeLog, type SqlDriver } from "../../src/sql";
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {

@@ -1,4 +1,4 @@
-// Hostile review: sqlRateLimitStore keeps a bucket as it is unless it is long or ends in a space. A key
+// Before the fix: sqlRateLimitStore keeps a bucket as it is unless it is long or ends in a space. A key
 // holding NUL (`?account=a%00`, a query parameter an app keys its limit by) is stored as it is, and
 // PostgreSQL's text cannot hold NUL: every such request is a 500 instead of being counted (a client
 // turns the limit into an error page at will; a limited route becomes unreachable for that key).
@@ -7,8 +7,8 @@ import { Hono } from "hono";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { betterSqlite3Driver, fromHono, OpenAPIRoute, rateLimit } from "../src";
-import { mariadbDialect, mysql2Driver, pgDriver, type SqlDriver, sqlRateLimitStore } from "../src/sql";
+import { betterSqlite3Driver, fromHono, OpenAPIRoute, rateLimit } from "../../src";
+import { mariadbDialect, mysql2Driver, pgDriver, type SqlDriver, sqlRateLimitStore } from "../../src/sql";
 
 class Ping extends OpenAPIRoute {
   schema = { responses: { "200": { description: "pong" } } };

@@ -1,4 +1,4 @@
-// Hostile review: a changes endpoint derives Last-Event-ID as If-Match is derived, but reads it from the
+// Before the fix: a changes endpoint derives Last-Event-ID as If-Match is derived, but reads it from the
 // validated headers, not as sent. An app's own header schema (a lower-case `last-event-id`, a valibot
 // object, a zod transform) then drops it: a reconnecting client silently misses every change it was
 // away for (the stream starts from now), or the request is a 500.
@@ -8,9 +8,9 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { betterSqlite3Driver, changeFeed, fromHono, SqlChangesEndpoint, SqlCreateEndpoint } from "../src";
-import { jsonBody, listenOnLoopback } from "./helpers";
-import { readStream } from "./live/http-app";
+import { betterSqlite3Driver, changeFeed, fromHono, SqlChangesEndpoint, SqlCreateEndpoint } from "../../src";
+import { jsonBody, listenOnLoopback } from "../helpers";
+import { readStream } from "./http-app";
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
