@@ -1,4 +1,4 @@
-import { HASHED_KEY_PREFIX, hashedKey } from "../core/ops/hashed-key";
+import { storableKey } from "../core/ops/hashed-key";
 import type {
   ChangeKind,
   ChangeLog,
@@ -20,23 +20,6 @@ export const CHANGE_HEADS_TABLE = "specroute_change_heads";
 
 /** Changes written per INSERT: 6 bound values each stays far below every engine's parameter limit. */
 const INSERT_CHUNK = 100;
-
-/** Longest collection name stored as it is: MySQL's key column holds 255 characters. */
-const MAX_STORED_COLLECTION = 200;
-
-/**
- * `collection` as the tables hold it: as it is, or as its SHA-256 (`sha256:` and 64 hex digits) when it ends
- * in a space, is over 200 characters, or starts with `sha256:`. The same on every engine, and with no change
- * to the tables: those an earlier version made keep their DDL.
- */
-function storedCollection(collection: string): Promise<string> | string {
-  // MySQL/MariaDB's utf8mb4_bin is PAD SPACE (`room ` is `room` to it); a name spelled as a hash could be another's.
-  const kept =
-    collection.length <= MAX_STORED_COLLECTION &&
-    !collection.endsWith(" ") &&
-    !collection.startsWith(HASHED_KEY_PREFIX);
-  return kept ? collection : hashedKey(collection);
-}
 
 /** What the log's tables and statements refuse a dialect without `tables` and `upsert` with. */
 const REFUSAL = "SqlChangeLog has no tables";
@@ -91,7 +74,7 @@ export interface SqlChangeLogOptions {
 
 /** One `record` call's changes as the log writes them, with what every one of them shares. */
 interface Batch {
-  /** The collection as the tables hold it ({@link storedCollection}). */
+  /** The collection as the tables hold it ({@link storableKey}). */
   readonly collection: string;
   readonly changes: readonly ChangeToRecord[];
   /** The seq of `changes[0]`: the others follow it, one by one. */
@@ -155,13 +138,13 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
   /** Takes the collection's head row (made at 0 when new), locked until the transaction ends. */
   async lock(tx: SqlDriver, collection: string): Promise<void> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.lock runs in a transaction: pass driver.transaction's tx");
-    await this.#advanceHead(tx, await storedCollection(collection), 0);
+    await this.#advanceHead(tx, await storableKey(collection), 0);
   }
 
   async record(tx: SqlDriver, collection: string, changes: readonly ChangeToRecord[]): Promise<void> {
     if (!tx.transaction) throw new TypeError("SqlChangeLog.record runs in a transaction: pass driver.transaction's tx");
     if (changes.length === 0) return;
-    const stored = await storedCollection(collection);
+    const stored = await storableKey(collection);
     const head = await this.#advanceHead(tx, stored, changes.length);
     const batch: Batch = { collection: stored, changes, firstSeq: head - changes.length + 1, at: Date.now() };
     for (let start = 0; start < changes.length; start += INSERT_CHUNK) await this.#insert(tx, batch, start);
@@ -185,7 +168,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
         ` AND ${q("seq")} > `,
         ` ORDER BY ${q("seq")} ${limitClause}`,
       ],
-      params: [await storedCollection(collection), afterSeq],
+      params: [await storableKey(collection), afterSeq],
     });
     return lines.map((line) => ({
       seq: Number(line.seq),
@@ -200,7 +183,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
     await this.ready(driver);
     const { dialect } = driver;
     const q = dialect.quote;
-    const stored = await storedCollection(collection);
+    const stored = await storableKey(collection);
     // One statement, so both numbers come from one snapshot.
     const [line] = await queryStatement<{ oldest: unknown; newest: unknown }>(driver, {
       text: [
@@ -233,7 +216,7 @@ export class SqlChangeLog implements ChangeLog<SqlDriver> {
         ` OR ${q("at")} < `,
         ")",
       ],
-      params: [await storedCollection(collection), newest, newest - retention.count, cutoff],
+      params: [await storableKey(collection), newest, newest - retention.count, cutoff],
     });
   }
 

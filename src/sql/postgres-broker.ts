@@ -1,10 +1,14 @@
+import { storableKey } from "../core/ops/hashed-key";
 import type { ChangeBroker } from "../live/types";
 import type { Dialect } from "./dialect";
 import { postgresDialect } from "./dialects/postgres";
 import type { SqlDriver } from "./driver";
 import { queryStatement } from "./statement";
 
-/** The PostgreSQL channel a live write notifies in its transaction, with the collection's name as the payload. */
+/**
+ * The PostgreSQL channel a live write notifies in its transaction, with the collection's name as the payload
+ * (as the change log's tables hold it: a NOTIFY payload holds no NUL and under 8,000 bytes).
+ */
 export const CHANGES_CHANNEL = "specroute_changes";
 
 /** Milliseconds before listening again after the connection was lost, doubling up to the second while it fails. */
@@ -13,7 +17,8 @@ const RELISTEN_MAX_MS = 30_000;
 
 /** Notifies {@link CHANGES_CHANNEL} of `collection` in the transaction `tx` runs: delivered at its commit, never on rollback. */
 async function notifyChanges(tx: SqlDriver, collection: string): Promise<void> {
-  await queryStatement(tx, { text: ["SELECT pg_notify(", ", ", ")"], params: [CHANGES_CHANNEL, collection] });
+  const payload = await storableKey(collection);
+  await queryStatement(tx, { text: ["SELECT pg_notify(", ", ", ")"], params: [CHANGES_CHANNEL, payload] });
 }
 
 /**
@@ -81,7 +86,9 @@ export function postgresBroker(driver: SqlDriver): ChangeBroker<SqlDriver> {
   };
 
   return {
-    async watch(collection, wake) {
+    async watch(name, wake) {
+      // Watched under the name a notification carries.
+      const collection = await storableKey(name);
       const wakes = watchers.get(collection) ?? new Set();
       watchers.set(collection, wakes);
       // Each watch its own entry, so one wake function watched twice is unwatched twice.

@@ -12,3 +12,22 @@ export async function hashedKey(key: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
   return `${HASHED_KEY_PREFIX}${[...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }
+
+/** Longest key specroute's tables keep as it is: MySQL's key column holds 255 characters. */
+const MAX_KEPT_KEY = 200;
+
+/**
+ * `key` as specroute's own tables (rate limits, the change log) and PostgreSQL's NOTIFY can hold it: as it
+ * is, or as {@link hashedKey} when it is over 200 characters, ends in a space (MySQL/MariaDB's PAD SPACE
+ * would read `a ` as `a`), holds NUL (PostgreSQL text cannot), or starts with `sha256:` (so no key is
+ * spelled as another's hash). Synchronous for a key kept as it is.
+ *
+ * @example
+ * storableKey("tasks") // "tasks"
+ * await storableKey("room ") // "sha256:" and 64 hex digits
+ */
+export function storableKey(key: string): Promise<string> | string {
+  const kept =
+    key.length <= MAX_KEPT_KEY && !key.endsWith(" ") && !key.includes("\0") && !key.startsWith(HASHED_KEY_PREFIX);
+  return kept ? key : hashedKey(key);
+}

@@ -3,7 +3,7 @@ import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
-import { hashedKey } from "./hashed-key";
+import { storableKey } from "./hashed-key";
 
 /** What a rate limit's key function and its store see of one request. */
 export interface RateLimitContext {
@@ -250,9 +250,6 @@ function tooManyRequests(state: RateLimitState): TooManyRequestsException {
   return exception;
 }
 
-/** Longest bucket name kept as it is; a longer one (a long key of the app's) is counted under its SHA-256. */
-const MAX_BUCKET = 200;
-
 /** A policy's two namespaces of buckets: an address's, and a key's (a principal, an API key); none without one. */
 interface BucketNames {
   address(address: string | undefined): Promise<string> | string | undefined;
@@ -261,7 +258,7 @@ interface BucketNames {
 
 /**
  * The buckets of the policy `name`: `<name>@<address>` for an address, `<name>#<key>` for any other key, each
- * as its SHA-256 when longer than 200 characters or ending in a space. A name never holds `@` or `#`, so the
+ * as a store keeps it ({@link boundedBucket}). A name never holds `@` or `#`, so the
  * name and the kind are read back from the first of them: no key equals an address's bucket, nor another
  * policy's bucket, whatever its value (an account id "127.0.0.2", a header a client sets).
  */
@@ -272,15 +269,9 @@ function bucketNames(name: string): BucketNames {
   };
 }
 
-/**
- * `bucket` as it is when it is at most 200 characters and does not end in a space, else `sha256:` and its
- * SHA-256 in hex: what a store keeps stays small whatever key an app makes, and no two buckets are one key
- * to MySQL/MariaDB. A hashed bucket holds no `@` or `#`, so it never equals one kept as it is.
- */
+/** `bucket` as a store keeps it: small whatever key an app makes, and never one key with another on any engine ({@link storableKey}). */
 export function boundedBucket(bucket: string): Promise<string> | string {
-  // MySQL/MariaDB's utf8mb4_bin is PAD SPACE: `a ` and `a` would be one primary key there.
-  if (bucket.length <= MAX_BUCKET && !bucket.endsWith(" ")) return bucket;
-  return hashedKey(bucket);
+  return storableKey(bucket);
 }
 
 /** `trustProxy` checked when the policy is made: one header name, or a positive count of proxies. */
