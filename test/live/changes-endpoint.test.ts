@@ -122,7 +122,10 @@ describe("a changes endpoint's Last-Event-ID", () => {
       const { response } = await app.open("", { "last-event-id": forged });
       expect(response.status, forged).toBe(400);
       expect((await response.json()).errors, forged).toEqual([
-        expect.objectContaining({ path: ["headers", "Last-Event-ID"], message: "must be the id of an event this stream sent" }),
+        expect.objectContaining({
+          path: ["headers", "Last-Event-ID"],
+          message: "must be the id of an event this stream sent",
+        }),
       ]);
     }
     // A number still replays from there.
