@@ -98,6 +98,12 @@ describe("a changes endpoint's Last-Event-ID", () => {
     const events = await readStream(largest.response, (event) => event.data.object?.text === "after the largest id");
     largest.close();
     expect(events.map((event) => event.event)).toEqual(["reset", "created"]);
+    // An empty one is none: the stream starts from now, as without the header.
+    const empty = await app.open("", { "last-event-id": "" });
+    await app.write("after an empty id");
+    const fromNow = await readStream(empty.response, (event) => event.data.object?.text === "after an empty id");
+    empty.close();
+    expect(fromNow.map((event) => event.event)).toEqual(["created"]);
     for (const forged of ["1234567890123456", "x1", "1x", "-1", "1e3", "1 2"]) {
       const { response } = await app.open("", { "last-event-id": forged });
       expect(response.status, forged).toBe(400);

@@ -251,12 +251,11 @@ export function linkServed(endpoint: OpenAPIRoute, served: ServedEndpoint): void
 
 /**
  * The request header `name` as the request `endpoint` handles sent it ("" when absent), whatever its
- * schema made of it; undefined for an endpoint used outside a router. For headers the framework derives
- * (If-Match), whose rule must hold however the app declared its own headers.
+ * schema made of it: for headers the framework derives (If-Match), whose rule must hold however the app
+ * declared its own headers.
  */
-export function sentHeader(endpoint: OpenAPIRoute, name: string): string | undefined {
-  const served = (endpoint as unknown as { [SERVED]?: ServedEndpoint })[SERVED];
-  return served ? (served.requestOf(endpoint.args).headers.get(name) ?? "") : undefined;
+export function sentHeader(endpoint: OpenAPIRoute, name: string): string {
+  return servedOf(endpoint, "sentHeader").requestOf(endpoint.args).headers.get(name) ?? "";
 }
 
 function servedOf(endpoint: OpenAPIRoute, method: string): ServedEndpoint {

@@ -157,12 +157,10 @@ function inD1Session(endpoint: SqlEndpoint, binding: unknown): SqlDriver | undef
 
 /** The bookmark a read sent, as sent and checked by its own rule (an app's header schema may declare or transform it). */
 function sentBookmark(endpoint: SqlEndpoint): string | undefined {
-  if (endpoint.databaseAccess !== "read") return undefined;
+  // Outside a request's validated data (a database() asked for by hand), there is no request to read.
+  if (endpoint.databaseAccess !== "read" || endpoint.validatedData === undefined) return undefined;
   const name = endpoint.d1BookmarkHeader;
-  const sent = sentHeader(endpoint, name);
-  if (sent !== undefined) return checkedBookmark(sent, name);
-  const bookmark = (endpoint.validatedData?.headers as Record<string, unknown> | undefined)?.[name];
-  return typeof bookmark === "string" ? bookmark : undefined;
+  return checkedBookmark(sentHeader(endpoint, name), name);
 }
 
 /** `db` with each statement in a span under the request's handler span, when its router traces requests. */
