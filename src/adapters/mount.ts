@@ -75,7 +75,7 @@ export class Mount {
   }
 
   /** A nested route under this mount: derived under the parent router (its options, `hidden`), listed in its document. */
-  route(served: ServedRoute, path: string): ServedRoute {
+  mounted(served: ServedRoute, path: string): ServedRoute {
     // The options object itself: its registry may still add schemes before the route compiles.
     const derived = served.under(this.parent.options, this.parent.hiddenPredicates, this.documentPath(path));
     // A route compiled for its full path (a collection scoped by the mount's parameters) fails the mount, not a request.

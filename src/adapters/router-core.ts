@@ -105,7 +105,7 @@ export abstract class RouterCore implements RouteHost {
 
   /** The handler serving `served`; a mount registers its own version of it. */
   handlerFor(served: ServedRoute): RouterHandler {
-    return derivable(served.handler(), (mount, path) => this.handlerFor(mount.route(served, path)));
+    return derivable(served.handler(), (mount, path) => this.handlerFor(mount.mounted(served, path)));
   }
 
   /**
@@ -127,7 +127,7 @@ export abstract class RouterCore implements RouteHost {
     const failures: unknown[] = [];
     for (const served of this.served) {
       try {
-        served.route();
+        served.compiledRoute();
       } catch (err) {
         failures.push(err);
       }

@@ -143,7 +143,7 @@ export class ServedDocument {
         // The same endpoint class on two paths would repeat its id; OpenAPI requires them unique.
         if (seen > 1) operationId = `${operationId}_${seen}`;
       }
-      const route = entry.route();
+      const route = entry.compiledRoute();
       const security = route.plan.security.asLayer();
       return [
         {

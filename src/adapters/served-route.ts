@@ -240,7 +240,7 @@ export class ServedRoute implements ServedEndpoint {
   }
 
   /** @internal The route compiled for this mount: the definition's, its plan derived for the mounts' layers. */
-  route(): CompiledRoute {
+  compiledRoute(): CompiledRoute {
     if (this.compiled) return this.compiled;
     const base = this.definition.compile(this);
     const plan = this.layers.reduce((derived, layer) => derived.within(layer), base.plan);
@@ -264,7 +264,7 @@ export class ServedRoute implements ServedEndpoint {
 
   /** @internal */
   get responses() {
-    return this.route().responses;
+    return this.compiledRoute().responses;
   }
 
   /** @internal */
@@ -274,19 +274,19 @@ export class ServedRoute implements ServedEndpoint {
 
   /** @internal The handler the router registers: it runs each request itself, without coming back here. */
   handler(): (...args: unknown[]) => Response | Promise<Response> {
-    return routeHandler(() => this.route(), this, this.definition.router.incomingOf);
+    return routeHandler(() => this.compiledRoute(), this, this.definition.router.incomingOf);
   }
 
   /** @internal Answers one request; synchronously when the route's validation and `handle` are (no promise to await). */
   serve(args: unknown[]): Response | Promise<Response> {
     // The first request of a route compiles it; a route that cannot compile throws to the router.
-    return runEndpoint(this.route(), this, this.definition.router.incomingOf(args));
+    return runEndpoint(this.compiledRoute(), this, this.definition.router.incomingOf(args));
   }
 
   /** @internal */
   async validateRequest(request: Request, args: unknown[]): Promise<Record<string, unknown>> {
     const incoming = this.definition.router.incomingFor(request, args);
-    return (await this.route().plan.validateRequest(incoming, undefined, false)).validated;
+    return (await this.compiledRoute().plan.validateRequest(incoming, undefined, false)).validated;
   }
 }
 
