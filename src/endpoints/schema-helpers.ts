@@ -116,10 +116,6 @@ export function errorResponses(notFound: boolean): Record<string, ResponseConfig
   return { ...InputValidationException.schema(), ...(notFound ? NotFoundException.schema() : {}) };
 }
 
-/**
- * Merges the schema an auto endpoint derives from its Meta with the user's own `schema`: user
- * request parts, responses and fields win; tags come from the user, else from the Meta.
- */
 /** A bare `z.object` (no refinement, no transform): extending it keeps everything it checks. */
 export function isPlainZodObject(schema: unknown): schema is z.ZodObject {
   return schema instanceof z.ZodObject && seam.validatesMemberwise(schema);
@@ -132,6 +128,10 @@ function withoutDeclared(derived: z.ZodObject, declared: Record<string, unknown>
   return kept.length === Object.keys(derived.shape).length ? derived : z.object(Object.fromEntries(kept));
 }
 
+/**
+ * Merges the schema an auto endpoint derives from its Meta with the user's own `schema`: user
+ * request parts, responses and fields win; tags come from the user, else from the Meta.
+ */
 export function mergeSchema(
   derived: OpenAPIRouteSchema,
   user: OpenAPIRouteSchema | undefined,

@@ -22,8 +22,8 @@ export interface ReturningSupport {
 export interface TableSyntax {
   /**
    * Text in a primary key, compared by code point: case and accents count; on MySQL/MariaDB (`utf8mb4_bin`, PAD
-   * SPACE) trailing spaces do not, so the rate limits and the change log keep a key ending in one (or over 200
-   * characters) as its SHA-256, and idempotency keys are hashes already.
+   * SPACE) trailing spaces do not, so the rate limits and the change log keep a key ending in one as its
+   * SHA-256 (`storableKey`), and idempotency keys are hashes already.
    */
   readonly keyText: string;
   /** Text of at most 16 characters. */

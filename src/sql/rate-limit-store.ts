@@ -38,8 +38,8 @@ export interface SqlRateLimitStore extends RateLimitStore {
  * Counts in one table of the app's database, in fixed windows, with one atomic upsert per request: shared
  * by every process using the database (PostgreSQL, MySQL/MariaDB, SQLite, D1). On MySQL/MariaDB, which
  * cannot return the counted row, the upsert and a read run in one transaction. `refund` is one UPDATE by
- * the primary key. A bucket over 200 characters (a MySQL key is at most 255), or ending in a space (which
- * MySQL/MariaDB's PAD SPACE key ignores), is stored as its SHA-256.
+ * the primary key. A bucket over 200 characters (a MySQL key is at most 255), ending in a space (which
+ * MySQL/MariaDB's PAD SPACE key ignores) or holding NUL (which PostgreSQL text cannot) is stored as its SHA-256.
  * On Workers, pass a function of the request's context that makes the driver from its `env`.
  *
  * @example

@@ -1,5 +1,12 @@
 /** What a key stored as its SHA-256 starts with; 64 hex digits follow. */
-export const HASHED_KEY_PREFIX = "sha256:";
+const HASHED_KEY_PREFIX = "sha256:";
+const HASHED_KEY = /^sha256:[0-9a-f]{64}$/;
+
+/** The SHA-256 of `bytes` in lowercase hex. */
+export async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
 
 /**
  * `key` as specroute's own tables store a key they cannot keep as it is (too long for MySQL's key column, or
@@ -9,8 +16,12 @@ export const HASHED_KEY_PREFIX = "sha256:";
  * await hashedKey("room ") // "sha256:" and 64 hex digits
  */
 export async function hashedKey(key: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  return `${HASHED_KEY_PREFIX}${[...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `${HASHED_KEY_PREFIX}${await sha256Hex(new TextEncoder().encode(key))}`;
+}
+
+/** Whether `key` is one {@link hashedKey} made: a store handed a bucket a policy already bounded keeps it. */
+export function isHashedKey(key: string): boolean {
+  return HASHED_KEY.test(key);
 }
 
 /** Longest key specroute's tables keep as it is: MySQL's key column holds 255 characters. */

@@ -7,6 +7,7 @@ import {
 import { seam } from "../../schema";
 import { readWithin } from "../request/body";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
+import { sha256Hex } from "./hashed-key";
 
 /** An answer as stored for a key: replayed to every retry of the same request by the same caller. */
 export interface StoredAnswer {
@@ -300,7 +301,7 @@ async function runIdempotent(
   if (key === "" || key.length > MAX_IDEMPOTENCY_KEY) throw invalidKey();
   const ctx = { env: request.env };
   const [storedKey, fingerprint] = await Promise.all([
-    sha256(new TextEncoder().encode(JSON.stringify([scopeOf(request), key]))),
+    sha256Hex(new TextEncoder().encode(JSON.stringify([scopeOf(request), key]))),
     fingerprintOf(request.request, request.bodyBytes),
   ]);
   const hold: IdempotencyHold = { key: storedKey, fingerprint, leaseEnds: Date.now() + policy.leaseSeconds * 1000 };
@@ -348,12 +349,7 @@ function fingerprintOf(request: Request, bodyBytes: Uint8Array | undefined): Pro
   const bytes = new Uint8Array(head.length + (bodyBytes?.length ?? 0));
   bytes.set(head);
   if (bodyBytes) bytes.set(bodyBytes, head.length);
-  return sha256(bytes);
-}
-
-async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(bytes);
 }
 
 /**

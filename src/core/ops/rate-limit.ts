@@ -3,7 +3,7 @@ import { seam } from "../../schema";
 import type { IncomingRequest } from "../request/incoming";
 import { addressKey, forwardedFor, noConnectionAddress, withoutPort } from "./client-address";
 import { type DocumentedResponse, type DocumentedResponses, responsesOrDefault } from "./documented";
-import { storableKey } from "./hashed-key";
+import { isHashedKey, storableKey } from "./hashed-key";
 
 /** What a rate limit's key function and its store see of one request. */
 export interface RateLimitContext {
@@ -269,9 +269,12 @@ function bucketNames(name: string): BucketNames {
   };
 }
 
-/** `bucket` as a store keeps it: small whatever key an app makes, and never one key with another on any engine ({@link storableKey}). */
+/**
+ * `bucket` as a store keeps it: as it is, or hashed when a store could not keep it apart ({@link storableKey});
+ * one a policy already bounded is kept, so a store may bound what it is handed without hashing twice.
+ */
 export function boundedBucket(bucket: string): Promise<string> | string {
-  return storableKey(bucket);
+  return isHashedKey(bucket) ? bucket : storableKey(bucket);
 }
 
 /** `trustProxy` checked when the policy is made: one header name, or a positive count of proxies. */
