@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../core/schema-types";
 import { InputValidationException, NotFoundException } from "../errors/exceptions";
-import { compose, isZodSchema, seam } from "../schema";
+import { compose, headersNotIn, isZodSchema, seam } from "../schema";
 
 /** A model field without optional/default/nullable (and the other) wrappers: what a filter on it accepts. */
 export function bareField(schema: z.ZodType): z.ZodType {
@@ -123,9 +123,8 @@ export function isPlainZodObject(schema: unknown): schema is z.ZodObject {
 
 /** `derived` without the members `declared` names in any case (header names are compared so). */
 function withoutDeclared(derived: z.ZodObject, declared: Record<string, unknown>): z.ZodObject {
-  const names = new Set(Object.keys(declared).map((name) => name.toLowerCase()));
-  const kept = Object.entries(derived.shape).filter(([name]) => !names.has(name.toLowerCase()));
-  return kept.length === Object.keys(derived.shape).length ? derived : z.object(Object.fromEntries(kept));
+  const kept = headersNotIn(derived.shape, Object.keys(declared));
+  return Object.keys(kept).length === Object.keys(derived.shape).length ? derived : z.object(kept);
 }
 
 /**

@@ -58,6 +58,18 @@ interface Inside {
   readonly members: SchemaSeam<Schema>;
 }
 
+/**
+ * The members of `headers` that none of `declared` names, in any case (header names are compared so): the
+ * derived headers an app's own header schema leaves to specroute.
+ *
+ * @example
+ * headersNotIn({ "If-Match": tag }, ["if-match"]) // {}
+ */
+export function headersNotIn<T>(headers: Record<string, T>, declared: readonly string[]): Record<string, T> {
+  const names = new Set(declared.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
+}
+
 export function isComposed(value: unknown): value is Composed {
   return typeof value === "object" && value !== null && COMPOSED in value;
 }
@@ -103,9 +115,8 @@ export function composer(seam: SchemaSeam<Schema>) {
      * case (header names are), is its own.
      */
     alongside(whole: Schema, extra: Record<string, Schema>): Schema {
-      const declared = new Set(Object.keys(seam.objectShape(whole) ?? {}).map((name) => name.toLowerCase()));
-      const added = Object.entries(extra).filter(([name]) => !declared.has(name.toLowerCase()));
-      return compose(seam, { kind: "alongside", whole, extra: Object.freeze(Object.fromEntries(added)) });
+      const added = headersNotIn(extra, Object.keys(seam.objectShape(whole) ?? {}));
+      return compose(seam, { kind: "alongside", whole, extra: Object.freeze(added) });
     },
     /** `inner`, which an object may leave out. */
     optional: (inner: Schema) => compose(seam, { kind: "wrap", inner, optional: true }),

@@ -1,5 +1,8 @@
 import type { z } from "zod";
 import { composer } from "./composed";
+
+export { headersNotIn } from "./composed";
+
 import { ownSeamOf, type SchemaSeam } from "./seam";
 import { isStandardJsonSchema, lacksJsonSchema } from "./standard/json-view";
 import { standardSeam } from "./standard/standard-seam";

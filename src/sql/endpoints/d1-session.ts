@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { OpenAPIRouteSchema, ResponseConfig } from "../../core/schema-types";
 import { isPlainZodObject } from "../../endpoints/schema-helpers";
 import { invalidField } from "../../errors/exceptions";
-import { compose } from "../../schema";
+import { compose, headersNotIn } from "../../schema";
 import type { D1DatabaseLike, D1SessionLike } from "../drivers/d1";
 import type { DatabaseAccess } from "./table-storage";
 
@@ -69,7 +69,7 @@ export function withBookmarkHeader(
     else if (!isPlainZodObject(headers)) {
       // A schema extending would change (another library's, a transformed or refined object) is validated whole beside it.
       request.headers = compose.alongside(headers, bookmark);
-    } else if (!Object.keys(headers.shape).some((declared) => declared.toLowerCase() === name.toLowerCase())) {
+    } else if (name in headersNotIn(bookmark, Object.keys(headers.shape))) {
       request.headers = headers.extend(bookmark);
     }
   }
