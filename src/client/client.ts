@@ -1,4 +1,4 @@
-import type { ClientInput, RequestParts, RouteAnswer, SuccessStatus } from "./route-types";
+import type { ClientInput, ItemStream, RequestParts, RouteAnswer, SuccessStatus } from "./route-types";
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -190,12 +190,12 @@ function cookieHeader(cookies: Record<string, unknown>): string {
  * line) is thrown as a {@link StreamError}; leaving the loop early cancels the response. Undefined when
  * the answer is not a stream.
  */
-function readStream(response: Response, request: Request): AsyncIterableIterator<unknown> | undefined {
+function readStream(response: Response, request: Request): ItemStream<unknown> | undefined {
   const type = (response.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   if (!response.body) return undefined;
   if (type === "text/event-stream") return events(lines(response, request));
   if (type === "application/jsonl" || type === "application/x-ndjson" || type === "application/jsonlines") {
-    return jsonLines(lines(response, request));
+    return itemStream(jsonLines(lines(response, request)), {});
   }
   return undefined;
 }
@@ -240,12 +240,31 @@ async function* lines(response: Response, request: Request): AsyncGenerator<stri
   }
 }
 
-/** Server-Sent Events read from their lines, as the HTML standard parses them. */
-async function* events(source: AsyncGenerator<string>): AsyncGenerator<unknown> {
+/**
+ * Server-Sent Events read from their lines, as the HTML standard parses them, with the stream's
+ * `lastEventId`: the last `id` field sent, as an EventSource keeps it (a block of only an `id`, which
+ * dispatches no event, moves it too). Send it back as `Last-Event-ID` to go on where the stream was.
+ */
+function events(source: AsyncGenerator<string>): ItemStream<unknown> {
+  const place: { lastEventId?: string } = {};
+  return itemStream(parseEvents(source, place), place);
+}
+
+/** `items` with the `lastEventId` that `place` holds (none in JSON Lines). */
+function itemStream(items: AsyncGenerator<unknown>, place: { lastEventId?: string }): ItemStream<unknown> {
+  return Object.defineProperty(items, "lastEventId", {
+    get: () => place.lastEventId,
+    enumerable: true,
+  }) as ItemStream<unknown>;
+}
+
+async function* parseEvents(source: AsyncGenerator<string>, place: { lastEventId?: string }): AsyncGenerator<unknown> {
   let data: string[] = [];
   let fields: { event?: string; id?: string; retry?: number } = {};
+  let lastEventId: string | undefined;
   for await (const line of source) {
     if (line === "") {
+      place.lastEventId = lastEventId;
       if (data.length > 0) {
         const event = { data: parseData(data.join("\n")), ...fields };
         if (event.event === "error") throw new StreamError(event.data);
@@ -261,8 +280,10 @@ async function* events(source: AsyncGenerator<string>): AsyncGenerator<unknown> 
     const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
     if (name === "data") data.push(value);
     else if (name === "event") fields.event = value;
-    else if (name === "id") fields.id = value;
-    else if (name === "retry" && /^\d+$/.test(value)) fields.retry = Number(value);
+    else if (name === "id" && !value.includes("\0")) {
+      fields.id = value;
+      lastEventId = value;
+    } else if (name === "retry" && /^\d+$/.test(value)) fields.retry = Number(value);
   }
 }
 

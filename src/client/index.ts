@@ -6,6 +6,7 @@ export type {
   ErrorEnvelope,
   ErrorStatus,
   HonoInput,
+  ItemStream,
   PathParamNames,
   ProblemDetails,
   RequestParts,

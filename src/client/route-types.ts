@@ -385,7 +385,7 @@ type DeclaredAnswer<N extends number, Config> = Config extends { content: infer 
         : never
       : {
           status: N;
-          output: AsyncIterableIterator<C[K] extends { itemSchema: infer T } ? Out<ZodPart<T>> : unknown>;
+          output: ItemStream<C[K] extends { itemSchema: infer T } ? Out<ZodPart<T>> : unknown>;
           format: "stream";
         }
     : never
@@ -418,6 +418,16 @@ type UserOverCrud<User extends Answer, Derived extends Answer> =
   | User
   | (Derived extends { status: User["status"] } ? never : Derived);
 
+/**
+ * A streamed answer's items as they arrive. `lastEventId` is the last Server-Sent Events `id` the
+ * stream sent, kept as an EventSource keeps it (a changes stream sends its place before its first event
+ * and with each heartbeat): send it back as `Last-Event-ID` to go on where the stream was. Always
+ * undefined in JSON Lines.
+ */
+export interface ItemStream<T> extends AsyncIterableIterator<T> {
+  readonly lastEventId: string | undefined;
+}
+
 /** The events of a changes feed, told apart by `event`. */
 export type ChangeEventOf<Meta> =
   | {
@@ -431,7 +441,7 @@ export type ChangeEventOf<Meta> =
   | { event: "error"; id?: undefined; data: ErrorEnvelope };
 
 type CrudAnswer<Kind, Meta, I> = Kind extends "changes"
-  ? { status: 200; output: AsyncIterableIterator<ChangeEventOf<Meta>>; format: "stream" }
+  ? { status: 200; output: ItemStream<ChangeEventOf<Meta>>; format: "stream" }
   : Kind extends "list"
     ? {
         status: 200;

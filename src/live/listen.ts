@@ -1,4 +1,4 @@
-import { STREAM_HEARTBEAT, type StreamHeartbeat } from "../core/route/respond";
+import { type StreamHeartbeat, streamPosition } from "../core/route/respond";
 import type { ChangeFeed } from "./feed";
 import { catchUpRead, type ListenerSlot } from "./limits";
 import { SentQueue } from "./queue";
@@ -45,7 +45,8 @@ export interface ListenOptions {
 /**
  * A listener of `source`'s collection: the changes after `after` (a `Last-Event-ID`, within the feed's
  * `replay.maxChanges`; else `reset` first), else from now, each made an item by `view`, with a heartbeat
- * after each quiet `heartbeatMs`, until the feed's `lifetimeMs` ends it with `reconnect`. Ending the
+ * after each quiet `heartbeatMs`, until the feed's `lifetimeMs` ends it with `reconnect`. A start from now,
+ * and each heartbeat, carry the place the client resumes from (see `streamPosition`). Ending the
  * iterator (`return()`, which the framework calls when the client goes away) stops listening at once.
  * Resolves once the listener is registered and knows where it starts; fails when the log cannot be read.
  */
@@ -189,6 +190,8 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   /** Whether an offer found `offeredDuringRead` full: the catch-up then reads on instead of trusting it. */
   // Stryker disable next-line BooleanLiteral: each catch-up read sets it to false before anything reads it
   private droppedDuringRead = false;
+  /** A live start's place, sent before anything else, so a client cut off before its first event still reconnects where it was. */
+  private position: number | undefined;
   private readonly queue = new SentQueue<T>();
   /** The `next()` waiting for an item, while one waits. */
   private waiting: Waiting<T> | undefined;
@@ -222,6 +225,7 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     // Offered before the start: at or below the reader's position, so none is the listener's.
     this.offeredDuringRead.length = 0;
     this.start(seq);
+    this.position = seq;
     if (missed) this.enqueue(this.view.reset(), seq);
   }
 
@@ -259,6 +263,11 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   }
 
   async next(): Promise<IteratorResult<T | StreamHeartbeat>> {
+    if (this.position !== undefined && !this.done && !this.ending) {
+      const position = this.position;
+      this.position = undefined;
+      return { done: false, value: streamPosition(String(position)) };
+    }
     // A page that held nothing for this client is followed by the next at once, not after a heartbeat.
     while (this.queue.length === 0 && this.catchingUp && !this.done && !this.ending) {
       try {
@@ -282,7 +291,8 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     return new Promise((resolve, reject) => {
       const heartbeat = setTimeout(() => {
         this.waiting = undefined;
-        resolve({ done: false, value: STREAM_HEARTBEAT });
+        // Where the client is: past the changes it had nothing to see of, so a reconnect replays none of them.
+        resolve({ done: false, value: streamPosition(String(this.sent)) });
       }, this.feed.heartbeatMs);
       this.waiting = {
         resolve(result) {

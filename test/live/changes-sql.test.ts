@@ -168,8 +168,9 @@ describe.each(engines)("a live collection on $name", (engine) => {
     ]);
   });
 
-  it("sends a comment while nothing changes, so a proxy keeps the stream open", async () => {
-    const { origin } = await freshApp(engine, { heartbeatMs: 50 });
+  it("sends its place as the stream's first bytes, a block of only an id, before any change or heartbeat", async () => {
+    // No heartbeat within the test: what comes at once is the place.
+    const { origin } = await freshApp(engine, { heartbeatMs: 60_000 });
     const controller = new AbortController();
     const response = await fetch(`${origin}/projects/1/tasks/changes`, {
       headers: { "x-key": "r" },
@@ -178,7 +179,59 @@ describe.each(engines)("a live collection on $name", (engine) => {
     const reader = response.body!.getReader();
     const { value } = await reader.read();
     controller.abort();
-    expect(new TextDecoder().decode(value)).toBe(":\n\n");
+    // No data: an EventSource takes the id as its last event ID and dispatches nothing.
+    expect(new TextDecoder().decode(value)).toBe("id: 0\n\n");
+  });
+
+  it("sends its place again after each quiet heartbeatMs, so a proxy keeps the stream open", async () => {
+    const { origin } = await freshApp(engine, { heartbeatMs: 50 });
+    const controller = new AbortController();
+    const response = await fetch(`${origin}/projects/1/tasks/changes`, {
+      headers: { "x-key": "r" },
+      signal: controller.signal,
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    for (let reads = 0; reads < 10 && text.length < 21; reads++) text += (await reader.read()).value;
+    controller.abort();
+    expect(text).toBe("id: 0\n\nid: 0\n\nid: 0\n\n");
+  });
+
+  it("moves a listener's place past the changes it may not see, so one cut off before its first event reconnects losing none", async () => {
+    const { writer, reader } = await freshApp(engine, { heartbeatMs: 50 });
+    const controller = new AbortController();
+    const answer = await reader.get(
+      "/projects/:projectId/tasks/changes",
+      { param: { projectId: 2 } },
+      { signal: controller.signal },
+    );
+    if (!answer.ok) throw new Error(`listening answered ${answer.status}`);
+    const stream = answer.data;
+    const waiting = stream.next();
+    const placeBecomes = async (id: string) => {
+      for (let polls = 0; polls < 100 && stream.lastEventId !== id; polls++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return stream.lastEventId;
+    };
+    expect(await placeBecomes("0")).toBe("0");
+    // Another project's write: nothing for this listener, but the next heartbeat says it is past it.
+    await create(writer, 1, "not this listener's");
+    expect(await placeBecomes("1")).toBe("1");
+    controller.abort();
+    await waiting.catch(() => {});
+    // Cut off before any event it could see: what comes meanwhile is replayed from its place.
+    await create(writer, 2, "while away");
+    const again = await listen(reader, 2, { lastEventId: stream.lastEventId! });
+    await create(writer, 2, "back");
+    const heard = await take(again, 2);
+    await again.return?.();
+    expect(
+      heard.map((event) => [event.event, event.id, (event.data as { object: { title: string } }).object.title]),
+    ).toEqual([
+      ["created", "2", "while away"],
+      ["created", "3", "back"],
+    ]);
   });
 });
 

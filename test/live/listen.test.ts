@@ -12,6 +12,7 @@ import {
 } from "../../src";
 import { createClient } from "../../src/client";
 import { listen } from "../../src/live/listen";
+import { listenFromNow } from "./from-now";
 
 // A listener's queue on a real SQLite change log: bounded by the feed's bufferSize, so a client that
 // reads slower than changes come is sent one `lagged` item and let go, and the server keeps no more.
@@ -28,7 +29,7 @@ describe("a live collection's listener that reads slower than changes come", () 
       lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
       reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
     };
-    const events = await listen(live.source, view);
+    const events = await listenFromNow(live.source, view, 0);
     await write(1);
     expect(await events.next()).toEqual({ done: false, value: "change 1" });
     // Ten changes while the client reads nothing: the fourth overflows its queue of three.
@@ -39,7 +40,7 @@ describe("a live collection's listener that reads slower than changes come", () 
     expect(await events.next()).toEqual({ done: false, value: "lagged after 1" });
     expect(await events.next()).toEqual({ done: true, value: undefined });
     // A new listener starts from the head: the lagged one holds nothing back.
-    const fresh = await listen(live.source, view);
+    const fresh = await listenFromNow(live.source, view, 11);
     await write(12);
     expect(await fresh.next()).toEqual({ done: false, value: "change 12" });
     await fresh.return?.();
@@ -57,8 +58,8 @@ describe("a live collection's listener that lags before it has read anything", (
       lagged: (resumeAfter: number) => `lagged after ${resumeAfter}`,
       reconnect: (resumeAfter: number) => `reconnect after ${resumeAfter}`,
     };
-    const events = await listen(live.source, view);
-    // Twenty changes at once, before the client asked for its first: its queue of five overflows.
+    const events = await listenFromNow(live.source, view, 0);
+    // Twenty changes at once, before the client asked for its next: its queue of five overflows.
     await recordedWrite(live, async () => ({ result: null, changes: burst }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await events.next()).toEqual({ done: false, value: "lagged after 0" });

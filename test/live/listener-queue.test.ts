@@ -11,6 +11,7 @@ import {
 } from "../../src";
 import { type ListenerView, listen } from "../../src/live/listen";
 import { CHANGES_TABLE } from "../../src/sql/change-log";
+import { listenFromNow } from "./from-now";
 
 // What each listener of a live collection is sent, on a real SQLite change log, when the log is slow,
 // trimmed or failing under it: every change it may see once, in order, and a lag or an end that always
@@ -174,7 +175,7 @@ describe("a listener catching up after its Last-Event-ID", () => {
     const { live, write, holdNext } = slowLog();
     await write(1, 1, 1);
     const replaying = await listen(live.source, viewOf(), { after: 0 });
-    const watching = await listen(live.source, viewOf());
+    const watching = await listenFromNow(live.source, viewOf());
     const { release } = holdNext("page");
     const replayed = replaying.next();
     // Change 4 commits while the replay's read waits, so the read finds it, and the reader offers it too.
@@ -237,7 +238,7 @@ describe("a listener catching up, while its read runs", () => {
     const { live, reads, write, holdNext } = slowLog();
     await write(1);
     const events = await listen(live.source, viewOf(), { after: 0 });
-    const watching = await listen(live.source, viewOf());
+    const watching = await listenFromNow(live.source, viewOf());
     // Its page of change 1 answers late; the reader reads change 2 meanwhile, and offers it to both.
     const { reached, release } = holdNext("page", "after");
     const first = events.next();
@@ -256,7 +257,7 @@ describe("a listener catching up, while its read runs", () => {
     const { live, write, holdNext } = slowLog({ bufferSize: 3 });
     await write(1, 1);
     const events = await listen(live.source, viewOf(), { after: 0 });
-    const watching = await listen(live.source, viewOf());
+    const watching = await listenFromNow(live.source, viewOf());
     // Its page of changes 1 and 2 answers late; changes 3 and 4 are offered meanwhile: four in all.
     const { reached, release } = holdNext("page", "after");
     const first = events.next();
@@ -280,7 +281,7 @@ describe("a listener catching up, while its read runs", () => {
 
   it("answers a next() its client left waiting with the end of the stream", async () => {
     const { live } = slowLog();
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     const pending = events.next();
     await events.return?.();
     expect(await pending).toEqual({ done: true, value: undefined });
@@ -303,8 +304,8 @@ describe("a listener catching up, while its read runs", () => {
 describe("a listener that reads slower than changes come", () => {
   it("resumes after the last change it was sent, not after a later one it had nothing to see of, so a reconnect misses nothing", async () => {
     const { live, write } = slowLog({ bufferSize: 3 });
-    const events = await listen(live.source, viewOf(1));
-    const everything = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf(1));
+    const everything = await listenFromNow(live.source, viewOf());
     await write(1);
     expect(await next(events, 1)).toEqual(["change 1"]);
     // Changes 2 and 3 wait in its queue when change 4 of another project comes, then 5 and 6 overflow it.
@@ -320,8 +321,8 @@ describe("a listener that reads slower than changes come", () => {
 
   it("that sees few of the changes resumes after those it had nothing to see of, within the replay's reach", async () => {
     const { live, write } = slowLog({ bufferSize: 3, replay: { maxChanges: 10 } });
-    const events = await listen(live.source, viewOf(1));
-    const everything = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf(1));
+    const everything = await listenFromNow(live.source, viewOf());
     // Twenty changes of another project, then four of its own at once: more than its buffer.
     await write(...ones(20).map(() => 2));
     await write(1, 1, 1, 1);
@@ -338,8 +339,8 @@ describe("a listener that reads slower than changes come", () => {
 describe("a listener whose collection's reads of the log fail", () => {
   it("ends with the failure, and no reconnect notice, even when its lifetime passes before its client reads", async () => {
     const { live, reads, write } = slowLog({ lifetimeMs: 100 });
-    const events = await listen(live.source, viewOf());
-    const waiting = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
+    const waiting = await listenFromNow(live.source, viewOf());
     const failed = waiting.next();
     reads.failing = true;
     await write(1);
@@ -352,7 +353,7 @@ describe("a listener whose collection's reads of the log fail", () => {
 
   it("that is connecting is sent the failure, not a notice to list again, when the reads fail before it knows where it starts", async () => {
     const { live, reads, write, holdNext } = slowLog();
-    const waiting = await listen(live.source, viewOf());
+    const waiting = await listenFromNow(live.source, viewOf());
     const failed = waiting.next();
     // Its Last-Event-ID is past the log's newest, so it would start with a reset, once the bounds read returns.
     const { reached, release } = holdNext("bounds", "after");
@@ -385,7 +386,7 @@ describe("a collection's reader", () => {
   it("tells every live listener to list again when the log was trimmed past it, then sends what was kept", async () => {
     // A broker that wakes late (a slow bus): the log is written and swept before the reader reads.
     const { live, write, trim, wake } = slowLog({}, { wakeOnCommit: false });
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     // At the log's head, so it catches up from there; it reads nothing before its client asks.
     const catchingUp = await listen(live.source, viewOf(), { after: 0 });
     await write(...ones(20));
@@ -408,6 +409,8 @@ describe("a collection's reader", () => {
     await write(1);
     release();
     const events = await listening;
+    // Its place first: the head as read, before change 1 was offered.
+    expect((await events.next()).value).toMatchObject({ heartbeat: true, id: "0" });
     const heard = await nextOrQuiet(events);
     await events.return?.();
     expect(heard).toBe("change 1");
@@ -415,7 +418,7 @@ describe("a collection's reader", () => {
 
   it("sends a change committed while it reads a page without waiting for the next write, reading once more after it", async () => {
     const { live, reads, write, holdNext } = slowLog({ heartbeatMs: 500 });
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     // The page with change 1 answers late; change 2 commits meanwhile.
     const { reached, release } = holdNext("page", "after");
     await write(1);
@@ -424,7 +427,7 @@ describe("a collection's reader", () => {
     release();
     const heard = [await nextOrQuiet(events), await nextOrQuiet(events)];
     // A listener from now starts after change 2, whichever read offered it last.
-    const later = await listen(live.source, viewOf());
+    const later = await listenFromNow(live.source, viewOf());
     await write(1);
     const laterHeard = await nextOrQuiet(later);
     await Promise.all([events.return?.(), later.return?.()]);
@@ -436,7 +439,7 @@ describe("a collection's reader", () => {
 
   it("reads no more once its last listener has left, though a wake came during its last read", async () => {
     const { live, reads, write, holdNext } = slowLog();
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     // The page with change 1 answers late; change 2 commits meanwhile, then the only listener goes.
     const { reached, release } = holdNext("page", "after");
     await write(1);
@@ -451,7 +454,7 @@ describe("a collection's reader", () => {
 
   it("sends nothing for a wake that finds the log as it was, and the next change as ever", async () => {
     const { live, write, wake } = slowLog({ heartbeatMs: 500 });
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     wake();
     await write(1);
     const heard = await nextOrQuiet(events);
@@ -461,7 +464,7 @@ describe("a collection's reader", () => {
 
   it("stops watching the broker with its last listener, one that could not start included", async () => {
     const { live, reads, broker } = slowLog();
-    const staying = await listen(live.source, viewOf());
+    const staying = await listenFromNow(live.source, viewOf());
     reads.failing = true;
     await expect(listen(live.source, viewOf(), { after: 0 })).rejects.toThrow("the database went away");
     reads.failing = false;
@@ -476,7 +479,7 @@ describe("a collection's reader", () => {
     await expect(listen(live.source, viewOf())).rejects.toThrow("the database went away");
     expect(broker.watching).toBe(0);
     reads.failing = false;
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     await write(1);
     const heard = await next(events, 1);
     await events.return?.();
@@ -487,7 +490,7 @@ describe("a collection's reader", () => {
   it("lets a listener's client leave though the broker fails to stop watching", async () => {
     const { live, broker } = slowLog();
     broker.stopFails = true;
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     expect(await events.return?.()).toEqual({ done: true, value: undefined });
     expect(broker.watching).toBe(0);
   });
@@ -504,8 +507,8 @@ describe("a listener's lifetime", () => {
     const { live } = slowLog({ lifetimeMs: 1000 });
     // The draw's two ends: the first stream's lifetime is 800 ms, the second's just under 1,000.
     vi.spyOn(Math, "random").mockReturnValueOnce(0).mockReturnValueOnce(0.999);
-    const shortest = await listen(live.source, viewOf());
-    const longest = await listen(live.source, viewOf());
+    const shortest = await listenFromNow(live.source, viewOf());
+    const longest = await listenFromNow(live.source, viewOf());
     const ended: string[] = [];
     void shortest.next().then(({ value }) => ended.push(`shortest: ${value}`));
     void longest.next().then(({ value }) => ended.push(`longest: ${value}`));
@@ -523,7 +526,7 @@ describe("a listener's lifetime", () => {
     const { live } = slowLog();
     const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
     const before = timers();
-    const events = await listen(live.source, viewOf());
+    const events = await listenFromNow(live.source, viewOf());
     const open = timers();
     await events.return?.();
     expect(open).toBe(before);

@@ -22,7 +22,7 @@ export interface Scenario {
   readLog(): Promise<RecordedChange[]>;
 }
 
-/** A listener: the events it received, kept until `stop()`; `cut()` drops its connection and reconnects after the last id. */
+/** A listener: the events it received, kept until `stop()`; `cut()` drops its connection and reconnects from the stream's place. */
 function listener(origin: string, projectId: number, done: boolean | undefined) {
   const client: Client = createClient(origin, { headers: { "x-key": "r" } });
   const received: Event[] = [];
@@ -31,9 +31,10 @@ function listener(origin: string, projectId: number, done: boolean | undefined) 
   let connections = 0;
   let ready!: () => void;
   const started = new Promise<void>((resolve) => (ready = resolve));
+  // The stream's place: sent before its first event, so a cut before any change it may see loses none.
+  let last: string | undefined;
   const run = async (): Promise<void> => {
     while (!stopped) {
-      const last = received.filter((event) => event.id !== undefined).at(-1)?.id;
       const answer = await client.get(
         "/projects/:projectId/tasks/changes",
         {
@@ -52,6 +53,7 @@ function listener(origin: string, projectId: number, done: boolean | undefined) 
         // A cut connection ends the loop; the listener reconnects unless it was stopped.
         if (!controller.signal.aborted) throw error;
       }
+      last = answer.data.lastEventId;
       controller = new AbortController();
     }
   };

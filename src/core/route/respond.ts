@@ -268,13 +268,31 @@ export function streamOffersOf(content: ContentObject | undefined): StreamOffer[
   return offers;
 }
 
-/** A heartbeat among a stream's items: an SSE comment line, which keeps idle proxies from closing it; nothing in JSON Lines. */
+/**
+ * A heartbeat among a stream's items, which keeps idle proxies from closing it: in SSE a comment line,
+ * or, given `id`, a block of only that `id` field, which sets an EventSource's last event ID without
+ * dispatching an event (the place a client cut off now reconnects from); nothing in JSON Lines.
+ */
 export interface StreamHeartbeat {
   readonly heartbeat: true;
+  readonly id?: string;
+}
+
+// A class of its own, so no item a handler yields (a plain `{ heartbeat: true }`) is ever taken for one.
+class Heartbeat implements StreamHeartbeat {
+  readonly heartbeat = true;
+  constructor(readonly id?: string) {
+    Object.freeze(this);
+  }
 }
 
 /** The heartbeat item (see `StreamHeartbeat`): never checked against the item schema, never data. */
-export const STREAM_HEARTBEAT: StreamHeartbeat = Object.freeze({ heartbeat: true });
+export const STREAM_HEARTBEAT: StreamHeartbeat = new Heartbeat();
+
+/** A heartbeat that tells an SSE client its place: `id` is what it sends back as `Last-Event-ID`. */
+export function streamPosition(id: string): StreamHeartbeat {
+  return new Heartbeat(id);
+}
 
 /** Whether `handle()` returned something to stream: an async iterable (an async generator, a channel). */
 export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
@@ -319,8 +337,8 @@ export function streamResponse(
             controller.close();
             return;
           }
-          if (next.value === STREAM_HEARTBEAT) {
-            if (offer.format === "sse") controller.enqueue(encoder.encode(":\n\n"));
+          if (next.value instanceof Heartbeat) {
+            if (offer.format === "sse") controller.enqueue(encoder.encode(sseHeartbeat(next.value)));
             else controller.enqueue(new Uint8Array(0));
             return;
           }
@@ -369,6 +387,11 @@ function sseEvent(item: unknown): string {
   if (event.id !== undefined) text += `id: ${field("id", event.id)}\n`;
   if (event.retry !== undefined) text += `retry: ${field("retry", event.retry)}\n`;
   return `${text}data: ${(toJsonText(event.data) as string | undefined) ?? "null"}\n\n`;
+}
+
+/** A comment, or the block of only an `id` that moves the client's last event ID. */
+function sseHeartbeat(heartbeat: Heartbeat): string {
+  return heartbeat.id === undefined ? ":\n\n" : `id: ${field("id", heartbeat.id)}\n\n`;
 }
 
 /** The stream's last event when it fails part-way: named `error`, the error body as its data. */
