@@ -192,6 +192,22 @@ describe("a changes endpoint's listener bound", () => {
   });
 });
 
+describe("a changes endpoint asked with HEAD", () => {
+  it("answers the stream's headers and holds no listener's place, so HEADs never lock a caller out", async () => {
+    const app = await notesApp({ feed: { maxListeners: { perCaller: 1 } } });
+    for (let n = 0; n < 3; n++) {
+      // Hono answers HEAD by running the GET route and dropping the body it made: nothing ever reads it.
+      const head = await fetch(`${app.origin}/notes/changes`, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-type")).toBe("text/event-stream");
+      expect(await head.text()).toBe("");
+    }
+    const listening = await app.open();
+    expect(listening.response.status).toBe(200);
+    listening.close();
+  });
+});
+
 describe("a changes event of a model without a version field", () => {
   it("carries the object alone, with no etag, and the document declares none", async () => {
     const app = await notesApp();

@@ -122,7 +122,10 @@ export class ResponsePlan {
         `This answer streams as ${this.streams.map((offer) => offer.mediaType).join(" or ")}: send an Accept header that takes one`,
       );
     }
-    const response = streamResponse(items, chosen, this.validates, (thrown) => this.failureBody(thrown, request));
+    const response =
+      request?.method === "HEAD"
+        ? headOfStream(items, chosen)
+        : streamResponse(items, chosen, this.validates, (thrown) => this.failureBody(thrown, request));
     if (this.streams.length > 1) response.headers.set("vary", "Accept");
     return response;
   }
@@ -358,8 +361,21 @@ export function streamResponse(
     // Nothing is read ahead of the client: an item is pulled when the one before has been taken.
     { highWaterMark: 0 },
   );
-  const headers: Record<string, string> = { "content-type": offer.mediaType, "cache-control": "no-cache" };
-  return new Response(body, { status: 200, headers });
+  return new Response(body, { status: 200, headers: streamHeaders(offer) });
+}
+
+function streamHeaders(offer: StreamOffer): Record<string, string> {
+  return { "content-type": offer.mediaType, "cache-control": "no-cache" };
+}
+
+/**
+ * A HEAD's answer to a streamed route: its headers, no body, and the iterator ended at once. A stream
+ * made for it would never be read (Hono drops a HEAD's body unread) and so never end: a changes
+ * stream would hold its listener's place for good.
+ */
+function headOfStream(items: AsyncIterable<unknown>, offer: StreamOffer): Response {
+  Promise.resolve(items[Symbol.asyncIterator]().return?.()).catch(() => {});
+  return new Response(null, { status: 200, headers: streamHeaders(offer) });
 }
 
 /** An item parsed by its schema; a mismatch is the server's fault, as for any response that fails its schema. */
