@@ -1,4 +1,4 @@
-import { concatBytes, isLength, readBodyBytes } from "../core/request/incoming";
+import { concatBytes, cutOffError, isLength, readBodyBytes } from "../core/request/incoming";
 import { runtimeAddress } from "./runtime-address";
 
 /** The part of Node's `http.IncomingMessage` specroute reads (duck-typed: no Node import in a Workers bundle). */
@@ -57,9 +57,9 @@ export function readNodeBody(incoming: NodeIncomingMessage | null, length: numbe
       size += chunk.byteLength;
     };
     const onEnd = () => settle(() => resolve(concatBytes(chunks, size)));
-    const onError = (err: unknown) => settle(() => reject(err));
-    const onClose = () =>
-      settle(() => reject(new Error("The client closed the connection before sending the whole body")));
+    // Either is the client's doing (it closed the connection part-way): a 400, never a 500.
+    const onError = (err: unknown) => settle(() => reject(cutOffError(err)));
+    const onClose = () => settle(() => reject(cutOffError(undefined)));
     const settle = (done: () => void) => {
       incoming.off("data", onData);
       incoming.off("end", onEnd);

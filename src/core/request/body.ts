@@ -2,7 +2,12 @@
 // guards, and read again by the handler through a Request of specroute's own; and `requestOf`, which
 // reads a request-like object (chanfana-style tests) as a Request. The media type and schema a route
 // reads it by are read-body.ts's.
-import { InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
+import {
+  InputValidationException,
+  invalidField,
+  isApiException,
+  PayloadTooLargeException,
+} from "../../errors/exceptions";
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -17,8 +22,43 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export function readBodyBytes(request: Request, length: number | null, limit: number): Promise<Uint8Array | null> {
   // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
-  if (isLength(length)) return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit));
+  if (isLength(length)) {
+    // A body read before is the app's doing: the platform's TypeError (a 500) says so.
+    const cutOff = request.bodyUsed ? undefined : bodyCutOff;
+    return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit), cutOff);
+  }
   return readStream(request, limit);
+}
+
+/**
+ * The 400 for a body whose read failed part-way (the client closed the connection, or sent fewer bytes
+ * than its Content-Length): the client's doing, so never a 500 to the app's error handler.
+ */
+export function bodyCutOff(cause: unknown): never {
+  throw cutOffError(cause);
+}
+
+// The 400s of bodies cut off, told apart from a body that came whole and failed its schema.
+const cutOffs = new WeakSet<object>();
+
+/** What `bodyCutOff` throws: `cause` itself when it is already an answer (a 413), else the 400. */
+export function cutOffError(cause: unknown): unknown {
+  if (isApiException(cause)) return cause;
+  const refused = invalidField("Request body ended before it was whole: the connection closed part-way", ["body"]);
+  cutOffs.add(refused);
+  return refused;
+}
+
+/** Whether `err` is the 400 of a body cut off part-way (see `bodyCutOff`). */
+export function isCutOff(err: unknown): boolean {
+  return typeof err === "object" && err !== null && cutOffs.has(err);
+}
+
+/** The next chunk of a request body, a failed read being `bodyCutOff`'s 400. */
+export function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  return reader.read().catch(bodyCutOff);
 }
 
 /**
@@ -65,7 +105,7 @@ export async function readWithin(
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readChunk(reader);
     if (done) return concatBytes(chunks, size);
     size += value.byteLength;
     if (size > limit) return null;

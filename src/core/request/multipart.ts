@@ -1,5 +1,5 @@
 import { type InputValidationException, invalidField, PayloadTooLargeException } from "../../errors/exceptions";
-import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey, type MultipartParts } from "./body";
+import { bodyTooLarge, concatBytes, discardRest, forbiddenProtoKey, type MultipartParts, readChunk } from "./body";
 
 /** How much of a multipart body may be kept, decided per part as its headers arrive. */
 export interface MultipartLimits {
@@ -42,7 +42,7 @@ export async function readMultipart(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readChunk(reader);
       if (done) break;
       size += value.byteLength;
       if (size > limits.maxBodySize) throw bodyTooLarge(limits.maxBodySize);

@@ -11,6 +11,7 @@ import {
   forbiddenProtoKey,
   isRequestLike,
   parseJsonBody,
+  readChunk,
   requestReadingAgain,
 } from "./body";
 import type { BodyPlan, FormValues, MediaPlan } from "./body-plan";
@@ -166,7 +167,7 @@ async function isEmpty(incoming: IncomingRequest, contentType: string | null, le
   if (body === null) return true;
   const reader = body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readChunk(reader);
     if (done) return true;
     if (value.byteLength > 0) {
       discardRest(reader);

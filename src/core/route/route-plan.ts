@@ -16,6 +16,7 @@ import {
   type RateLimitPolicy,
   type RateLimitState,
 } from "../ops/rate-limit";
+import { isCutOff } from "../request/body";
 import {
   type BodyPlan,
   compileBodyPlan,
@@ -292,9 +293,12 @@ function settle(result: ValidationResult, errors: ApiException[]): ValidationRes
   );
 }
 
-/** A body refused by an exception of the framework (413, 415, 400) joins the request's errors; anything else is thrown. */
+/**
+ * A body refused by an exception of the framework (413, 415, 400) joins the request's errors; anything
+ * else is thrown, and so is a body cut off part-way: it is answered before the handler, never held for it.
+ */
 function refuseBody(err: unknown, errors: ApiException[]): void {
-  if (!isApiException(err)) throw err;
+  if (!isApiException(err) || isCutOff(err)) throw err;
   errors.push(err);
 }
 
