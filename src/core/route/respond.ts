@@ -206,16 +206,13 @@ function onlyStatusAndHeaders(params: ResponseInit): boolean {
   return true;
 }
 
-// The init of every 200 JSON answer: one object, never written to (a Response copies what it keeps).
-const JSON_200: ResponseInit = Object.freeze({
-  status: 200,
-  headers: Object.freeze({ "content-type": JSON_CONTENT_TYPE }),
-});
-
-/** A JSON response; bigint values are written as strings rather than failing the request. */
+/**
+ * A JSON response; bigint values are written as strings rather than failing the request. Each gets a
+ * headers object of its own: @hono/node-server 1.x's Response keeps the init's and writes Content-Length
+ * into it.
+ */
 export function jsonResponse(data: unknown, status: number): Response {
-  const init = status === 200 ? JSON_200 : { status, headers: { "content-type": JSON_CONTENT_TYPE } };
-  return new Response(toJsonText(data), init);
+  return new Response(toJsonText(data), { status, headers: { "content-type": JSON_CONTENT_TYPE } });
 }
 
 /**
