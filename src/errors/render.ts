@@ -2,6 +2,7 @@ import type { $ZodIssue } from "zod/v4/core";
 import { HIDDEN_MESSAGE } from "./codes";
 import {
   type ApiException,
+  type ErrorItem,
   InputValidationException,
   InternalServerErrorException,
   isApiException,
@@ -111,9 +112,16 @@ export function exceptionBody(err: ApiException, format: ErrorFormat = "envelope
     type: "about:blank",
     title: problemTitle(err),
     status: err.status,
-    detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? err.message : HIDDEN_MESSAGE,
+    detail: errors.length === 1 ? errors[0]!.message : err.isVisible ? problemDetail(err, errors) : HIDDEN_MESSAGE,
     errors,
   };
+}
+
+/** Several failures (a MultiException) named field by field, so `detail` alone tells what to fix; else the message. */
+function problemDetail(err: ApiException, errors: readonly ErrorItem[]): string {
+  if (!(err instanceof MultiException) || errors.length === 0) return err.message;
+  const each = errors.map((item) => (item.path?.length ? `${item.path.join(".")}: ${item.message}` : item.message));
+  return `${errors.length} problems: ${each.join("; ")}`;
 }
 
 /** What kind of error it is: a MultiException (every validation failure) is titled by the errors that set its status. */

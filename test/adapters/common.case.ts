@@ -545,6 +545,16 @@ export function runCommonSuite(harness: AdapterHarness): void {
       expect(await json(response)).toMatchObject({ title: "Not Found", status: 404, detail: "No such task" });
     });
 
+    it("details a validation failure of several fields by each field and its message, not a generic sentence", async () => {
+      const { router, request } = harness.make({ errorFormat: "problem" });
+      router.get("/coerce", Coerce);
+      const invalid = await request("/coerce?n=abc&color=blue");
+      expect(invalid.status).toBe(400);
+      const { detail, errors } = (await json(invalid)) as { detail: string; errors: Array<{ message: string }> };
+      expect(errors).toHaveLength(2);
+      expect(detail).toBe(`2 problems: query.n: ${errors[0]!.message}; query.color: ${errors[1]!.message}`);
+    });
+
     it("titles each problem for what it is: validation, unsupported media type, a ZodError from handle()", async () => {
       const { router, request } = harness.make({ errorFormat: "problem" });
       router.get("/coerce", Coerce);
