@@ -434,6 +434,30 @@ describe("documentation snippets in an app with the packed package installed", (
     ]);
   });
 
+  it("names each exception class of the built package as chanfana does, in ESM and CommonJS", async () => {
+    // What `err.constructor.name` says in an app's onError: a bundler's rename (`_NotFoundException`) would show.
+    const script = `const m = await import("specroute"); const c = require("specroute");
+      const names = ["ApiException", "InputValidationException", "NotFoundException", "UnauthorizedException", "MultiException"];
+      console.log(JSON.stringify(names.map((name) => [m[name].name, c[name].name])));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { createRequire } from "node:module"; const require = createRequire(import.meta.url + "/../app/"); ${script}`,
+      ],
+      { cwd: app },
+    );
+    const names = [
+      "ApiException",
+      "InputValidationException",
+      "NotFoundException",
+      "UnauthorizedException",
+      "MultiException",
+    ];
+    expect(JSON.parse(stdout)).toEqual(names.map((name) => [name, name]));
+  });
+
   it("all type-check with TypeScript 5.9 and TypeScript 7", async () => {
     expect(all.length).toBeGreaterThan(3);
     for (const file of AGENT_FILES) {

@@ -112,10 +112,10 @@ export class ApiException extends Error {
   declare headers?: Record<string, string>;
 
   static {
-    tableDefaults(ApiException, "ApiException");
-    setDefaults(ApiException, { includesPath: false });
+    tableDefaults(this, "ApiException");
+    setDefaults(this, { includesPath: false });
     // A built-in class is named from the table; a subclass of yours by its own class name (`TeapotException`).
-    Object.defineProperty(ApiException.prototype, "name", {
+    Object.defineProperty(this.prototype, "name", {
       configurable: true,
       get(this: ApiException) {
         const prototype = Object.getPrototypeOf(this) as Record<symbol, string>;
@@ -127,7 +127,7 @@ export class ApiException extends Error {
       },
     });
     // Without a message of its own, an exception reads as its class's default message (also in logs).
-    Object.defineProperty(ApiException.prototype, "message", {
+    Object.defineProperty(this.prototype, "message", {
       configurable: true,
       get(this: ApiException) {
         return this.default_message;
@@ -213,7 +213,7 @@ export function withoutStackTrace<T>(make: () => T): T {
 /** Exceptions about one field of the request: `path` names it, e.g. `["body", "email"]`. */
 class FieldException extends ApiException {
   static {
-    setDefaults(FieldException, { includesPath: true });
+    setDefaults(this, { includesPath: true });
   }
   path: Array<string | number> | null;
 
@@ -226,7 +226,7 @@ class FieldException extends ApiException {
 /** 400: a request part failed validation. `path` names the field, e.g. `["body", "email"]`. */
 export class InputValidationException extends FieldException {
   static {
-    tableDefaults(InputValidationException, "InputValidationException");
+    tableDefaults(this, "InputValidationException");
   }
 }
 
@@ -241,7 +241,7 @@ export function invalidField(message: string, path: Array<string | number>): Inp
 /** 422: well-formed but semantically unacceptable; `path` optionally names the field. */
 export class UnprocessableEntityException extends FieldException {
   static {
-    tableDefaults(UnprocessableEntityException, "UnprocessableEntityException");
+    tableDefaults(this, "UnprocessableEntityException");
   }
 }
 
@@ -275,99 +275,99 @@ class RetryableException extends ApiException {
 /** 404: the resource does not exist. */
 export class NotFoundException extends ApiException {
   static {
-    tableDefaults(NotFoundException, "NotFoundException");
+    tableDefaults(this, "NotFoundException");
   }
 }
 /** 401: credentials are missing or invalid. */
 export class UnauthorizedException extends ApiException {
   static {
-    tableDefaults(UnauthorizedException, "UnauthorizedException");
+    tableDefaults(this, "UnauthorizedException");
   }
 }
 /** 403: the caller may not do this. */
 export class ForbiddenException extends ApiException {
   static {
-    tableDefaults(ForbiddenException, "ForbiddenException");
+    tableDefaults(this, "ForbiddenException");
   }
 }
 /** 405: the method is not allowed on this path. */
 export class MethodNotAllowedException extends ApiException {
   static {
-    tableDefaults(MethodNotAllowedException, "MethodNotAllowedException");
+    tableDefaults(this, "MethodNotAllowedException");
   }
 }
 /** 409: the request conflicts with the stored state (e.g. a duplicate unique key). */
 export class ConflictException extends ApiException {
   static {
-    tableDefaults(ConflictException, "ConflictException");
+    tableDefaults(this, "ConflictException");
   }
 }
 /** 429 with `Retry-After` when `retryAfter` (seconds) is given. */
 export class TooManyRequestsException extends RetryableException {
   static {
-    tableDefaults(TooManyRequestsException, "TooManyRequestsException");
+    tableDefaults(this, "TooManyRequestsException");
   }
 }
 /** 500 whose message never reaches the client. */
 export class InternalServerErrorException extends ApiException {
   static {
-    tableDefaults(InternalServerErrorException, "InternalServerErrorException");
+    tableDefaults(this, "InternalServerErrorException");
   }
 }
 /** 502: an upstream answered badly. */
 export class BadGatewayException extends ApiException {
   static {
-    tableDefaults(BadGatewayException, "BadGatewayException");
+    tableDefaults(this, "BadGatewayException");
   }
 }
 /** 503 with `Retry-After` when `retryAfter` (seconds) is given. */
 export class ServiceUnavailableException extends RetryableException {
   static {
-    tableDefaults(ServiceUnavailableException, "ServiceUnavailableException");
+    tableDefaults(this, "ServiceUnavailableException");
   }
 }
 /** 504: an upstream did not answer in time. */
 export class GatewayTimeoutException extends ApiException {
   static {
-    tableDefaults(GatewayTimeoutException, "GatewayTimeoutException");
+    tableDefaults(this, "GatewayTimeoutException");
   }
 }
 /** 500: `handle` returned data that does not match its declared response (with `validateResponse`). */
 export class ResponseValidationException extends ApiException {
   static {
-    tableDefaults(ResponseValidationException, "ResponseValidationException");
+    tableDefaults(this, "ResponseValidationException");
   }
 }
 /** 413: the request body is larger than the configured limit. */
 export class PayloadTooLargeException extends ApiException {
   static {
-    tableDefaults(PayloadTooLargeException, "PayloadTooLargeException");
+    tableDefaults(this, "PayloadTooLargeException");
   }
 }
 /** 415: the request's `Content-Type` is not one the endpoint declares. */
 export class UnsupportedMediaTypeException extends ApiException {
   static {
-    tableDefaults(UnsupportedMediaTypeException, "UnsupportedMediaTypeException");
+    tableDefaults(this, "UnsupportedMediaTypeException");
   }
 }
 
 /** 412: an `If-Match` precondition does not hold for the stored object (nothing was written). */
 export class PreconditionFailedException extends ApiException {
   static {
-    tableDefaults(PreconditionFailedException, "PreconditionFailedException");
+    tableDefaults(this, "PreconditionFailedException");
   }
 }
 /** 428: the endpoint requires `If-Match` on writes and the request did not send it. */
 export class PreconditionRequiredException extends ApiException {
   static {
-    tableDefaults(PreconditionRequiredException, "PreconditionRequiredException");
+    tableDefaults(this, "PreconditionRequiredException");
   }
 }
 
 /** 406: none of the media types the answer comes in is one the request's `Accept` takes. */
 export class NotAcceptableException extends ApiException {
   static {
-    tableDefaults(NotAcceptableException, "NotAcceptableException");
+    tableDefaults(this, "NotAcceptableException");
   }
 }
 
