@@ -20,7 +20,7 @@ import {
 } from "./list";
 import type { ResolvedMeta } from "./meta";
 import { rowMatcher } from "./row-match";
-import { describedAs } from "./schema-helpers";
+import { bareField, describedAs } from "./schema-helpers";
 import type { FilterCondition, Filters } from "./types";
 
 // An event's id is its seq: at most 15 digits, so every one is a safe integer.
@@ -72,7 +72,7 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
   preparedFilterParameters: FilterParameter[] | undefined = undefined;
 
   get filterParameters(): FilterParameter[] {
-    this.preparedFilterParameters ??= compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+    this.preparedFilterParameters ??= changeFilters(this.meta, this.filterFields, this.filterOperators);
     return this.preparedFilterParameters;
   }
 
@@ -86,7 +86,7 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
     super.prepareRoute();
     // A Meta without a change feed is refused at registration, not at the first listener.
     if (!this.meta.changes) throw new Error(`${this.constructor.name}: the _meta has no changes feed (changeFeed())`);
-    this.preparedFilterParameters = compileFilterParameters(this.meta, this.filterFields, this.filterOperators);
+    this.preparedFilterParameters = changeFilters(this.meta, this.filterFields, this.filterOperators);
   }
 
   deriveSchema(meta: ResolvedMeta): OpenAPIRouteSchema {
@@ -172,6 +172,11 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
     const slot = admitListener(this.feed, await this.listenerKey());
     try {
       const filters = await this.before(await this.getFilters());
+      // before() may add conditions of its own: each must be one a listener can follow.
+      for (const { field, operator } of filters.filters) {
+        const refused = unfollowable(this.meta, field, operator);
+        if (refused) throw new Error(refused);
+      }
       const source = await this.changeSource();
       const after = await this.lastEventId();
       return await listen(source, this.viewOf(rowMatcher(filters.filters)), { after, slot });
@@ -239,6 +244,39 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
       }),
     };
   }
+}
+
+const RANGES: ReadonlySet<string> = new Set(["GT", "GTE", "LT", "LTE"]);
+const ISO_FORMATS: ReadonlySet<string> = new Set(["datetime", "date", "time"]);
+
+/**
+ * Why a listener cannot filter `field` by `operator`, or null when it can: a range (`__gt`, `__lte`, ...)
+ * over text that is no ISO date or time is ordered by the database's collation (case-insensitive on
+ * MariaDB, the locale's on PostgreSQL), which a listener matching rows in JavaScript cannot follow, so
+ * the stream would send rows List hides.
+ */
+function unfollowable(meta: ResolvedMeta, field: string, operator: string): string | null {
+  const declared = membersOf(meta.columns)[field] as z.ZodType | undefined;
+  if (!RANGES.has(operator) || declared === undefined) return null;
+  const member = bareField(declared);
+  const type = isZodSchema(member) ? member._zod.def.type : undefined;
+  const iso = member instanceof z.ZodString && ISO_FORMATS.has(member.format ?? "");
+  if ((type !== "string" || iso) && type !== "enum" && type !== "literal") return null;
+  return `A changes endpoint cannot filter ${field} by ${operator}: text is ordered by the database's collation, which a live listener cannot follow (filter text by equality, or order a number or a date)`;
+}
+
+/** The filter parameters as List compiles them, each one a listener can follow (see `unfollowable`). */
+function changeFilters(
+  meta: ResolvedMeta,
+  filterFields: string[],
+  filterOperators: Record<string, FilterOperatorName[]>,
+): FilterParameter[] {
+  const parameters = compileFilterParameters(meta, filterFields, filterOperators);
+  for (const { field, operator } of parameters) {
+    const refused = unfollowable(meta, field, operator);
+    if (refused) throw new Error(refused);
+  }
+  return parameters;
 }
 
 /** The events a changes stream sends, one schema per kind, as the document's `itemSchema`. */

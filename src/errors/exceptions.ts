@@ -111,6 +111,8 @@ export class ApiException extends Error {
   /** Extra response headers set when the exception is rendered. */
   declare headers?: Record<string, string>;
 
+  // Each static block names its class `this`: naming the class itself there makes esbuild rename it
+  // (`class _NotFoundException`), which an app's `err.constructor.name` would show.
   static {
     tableDefaults(this, "ApiException");
     setDefaults(this, { includesPath: false });
@@ -155,7 +157,6 @@ export class ApiException extends Error {
    * exception's entry is made once and shared, so documents write it once under `components.responses`.
    */
   static schema(): ErrorResponseConfig {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass schema() was called on.
     return responseEntryOf(this);
   }
 }

@@ -308,6 +308,39 @@ describe("a changes endpoint's filters", () => {
   });
 });
 
+describe("a changes endpoint's range over text", () => {
+  // List orders text by the database's collation ("B" before "a" on SQLite, after it on MariaDB's default), which no listener can follow.
+  it("is refused when the route is registered, naming the parameter and what to filter instead", async () => {
+    await expect(
+      notesApp({
+        Changes: (meta) =>
+          class extends SqlChangesEndpoint {
+            _meta = meta;
+            filterOperators = { text: ["gte" as const] };
+          },
+      }),
+    ).rejects.toThrow("A changes endpoint cannot filter text by GTE: text is ordered by the database's collation");
+  });
+
+  it("is refused when before() adds it, so a prefix scope cannot send rows List hides: a 500, the developer the reason", async () => {
+    const app = await notesApp({
+      Changes: (meta) =>
+        class extends SqlChangesEndpoint {
+          _meta = meta;
+          override async before(filters: Filters): Promise<Filters> {
+            return { filters: [...filters.filters, { field: "text", operator: "LT", value: "team-b" }] };
+          }
+        },
+    });
+    const { response } = await app.open();
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain("collation");
+    expect(String(logged.flat().find((entry) => entry instanceof Error))).toContain(
+      "A changes endpoint cannot filter text by LT",
+    );
+  });
+});
+
 describe("a changes endpoint over a model of another schema library", () => {
   it("is refused when the route is registered, pointing at what is supported", () => {
     const feed = changeFeed();

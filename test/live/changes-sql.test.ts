@@ -368,11 +368,12 @@ async function readingsApp(engine: Engine, score: z.ZodType) {
     // A stream per query, from one client address.
     changes: changeFeed({ maxListeners: { perCaller: 32 } }),
   };
+  // No range over text: the database's collation orders it, which a listener cannot follow.
   const filters = {
     filterFields: ["owner", "rank"],
     filterOperators: {
       score: ["ne", "in", "gt", "gte", "lt", "lte"],
-      owner: ["ne", "in", "isnull", "gt", "gte", "lt", "lte"],
+      owner: ["ne", "in", "isnull"],
       rank: ["lt"],
     } as Record<string, FilterOperatorName[]>,
   };
@@ -434,12 +435,6 @@ describe.each(engines)("a listener's filters on $name, against List's", (engine)
         "owner__isnull=true",
         "owner__isnull=false",
         "owner__in=amy&owner__in=zed",
-        "owner__gt=mallory",
-        "owner__lte=mallory",
-        // Text in the order List's SQL has it: "amy smith" after "amy", "mallory" itself at and past "mallory".
-        "owner__gt=amy",
-        "owner__gte=mallory",
-        "owner__lt=mallory",
         // An unranked reading meets no comparison: not even 0, nor a bound above it.
         "rank=0",
         "rank__lt=5",
