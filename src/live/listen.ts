@@ -190,8 +190,12 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   /** Whether an offer found `offeredDuringRead` full: the catch-up then reads on instead of trusting it. */
   // Stryker disable next-line BooleanLiteral: each catch-up read sets it to false before anything reads it
   private droppedDuringRead = false;
-  /** A live start's place, sent before anything else, so a client cut off before its first event still reconnects where it was. */
-  private position: number | undefined;
+  /**
+   * Whether a live start's place is still to be sent: when the client first finds nothing queued, after
+   * a `reset` or a burst queued before it, so a client cut off before its first event still reconnects
+   * where it was, and never from before what it was sent.
+   */
+  private placeDue = false;
   private readonly queue = new SentQueue<T>();
   /** The `next()` waiting for an item, while one waits. */
   private waiting: Waiting<T> | undefined;
@@ -225,7 +229,7 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     // Offered before the start: at or below the reader's position, so none is the listener's.
     this.offeredDuringRead.length = 0;
     this.start(seq);
-    this.position = seq;
+    this.placeDue = true;
     if (missed) this.enqueue(this.view.reset(), seq);
   }
 
@@ -263,11 +267,6 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   }
 
   async next(): Promise<IteratorResult<T | StreamHeartbeat>> {
-    if (this.position !== undefined && !this.done && !this.ending) {
-      const position = this.position;
-      this.position = undefined;
-      return { done: false, value: streamPosition(String(position)) };
-    }
     // A page that held nothing for this client is followed by the next at once, not after a heartbeat.
     while (this.queue.length === 0 && this.catchingUp && !this.done && !this.ending) {
       try {
@@ -280,6 +279,10 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
       const value = this.queue.shift();
       this.sent = this.queue.lastSeq;
       return { done: false, value };
+    }
+    if (this.placeDue && !this.done && !this.ending) {
+      this.placeDue = false;
+      return { done: false, value: streamPosition(String(this.sent)) };
     }
     if (this.failure !== undefined) {
       const failure = this.failure;

@@ -380,6 +380,15 @@ describe("a listener's Last-Event-ID", () => {
     expect(first).toEqual(["change 16"]);
     expect(reset).toEqual(["reset"]);
   });
+
+  it("is answered reset before the place it goes on from: a client cut off between the two still hears it must list again", async () => {
+    const { live, write } = slowLog();
+    await write(...ones(3));
+    const events = await listen(live.source, viewOf(), { after: 99 });
+    const items = [(await events.next()).value, (await events.next()).value];
+    await events.return?.();
+    expect(items).toEqual(["reset", { heartbeat: true, id: "3" }]);
+  });
 });
 
 describe("a collection's reader", () => {
