@@ -248,21 +248,31 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 
 const RANGES: ReadonlySet<string> = new Set(["GT", "GTE", "LT", "LTE"]);
 const ISO_FORMATS: ReadonlySet<string> = new Set(["datetime", "date", "time"]);
+/** zod types a listener orders exactly as List's SQL does: by value. */
+const ORDERED_BY_VALUE: ReadonlySet<string> = new Set(["number", "bigint", "date", "boolean"]);
 
 /**
- * Why a listener cannot filter `field` by `operator`, or null when it can: a range (`__gt`, `__lte`, ...)
- * over text that is no ISO date or time is ordered by the database's collation (case-insensitive on
- * MariaDB, the locale's on PostgreSQL), which a listener matching rows in JavaScript cannot follow, so
- * the stream would send rows List hides.
+ * Why a listener cannot filter `field` by `operator`, or null when it can. A range (`__gt`, `__lte`, ...)
+ * is followed only over a number, a bigint, a date, a boolean, ISO date or time text, or an enum or literal
+ * of numbers: anything else may be text, which the database orders by its collation (case-insensitive on
+ * MariaDB, the locale's on PostgreSQL) and a listener matching rows in JavaScript cannot, so the stream
+ * would send rows List hides.
  */
 function unfollowable(meta: ResolvedMeta, field: string, operator: string): string | null {
   const declared = membersOf(meta.columns)[field] as z.ZodType | undefined;
-  if (!RANGES.has(operator) || declared === undefined) return null;
-  const member = bareField(declared);
-  const type = isZodSchema(member) ? member._zod.def.type : undefined;
-  const iso = member instanceof z.ZodString && ISO_FORMATS.has(member.format ?? "");
-  if ((type !== "string" || iso) && type !== "enum" && type !== "literal") return null;
-  return `A changes endpoint cannot filter ${field} by ${operator}: text is ordered by the database's collation, which a live listener cannot follow (filter text by equality, or order a number or a date)`;
+  if (!RANGES.has(operator) || declared === undefined || orderedByValue(bareField(declared))) return null;
+  return `A changes endpoint cannot filter ${field} by ${operator}: it may be text, which the database orders by its collation and a live listener cannot follow (filter text by equality, or order a number or a date)`;
+}
+
+function orderedByValue(member: z.ZodType): boolean {
+  if (!isZodSchema(member)) return false;
+  const def = member._zod.def as { type: string; format?: string; values?: unknown[]; entries?: object };
+  if (ORDERED_BY_VALUE.has(def.type)) return true;
+  // `z.iso.datetime()` states its format in its definition, `z.string().datetime()` in a check.
+  const format = def.format ?? (member as { format?: string | null }).format;
+  if (def.type === "string") return ISO_FORMATS.has(format ?? "");
+  const values = def.type === "literal" ? def.values : def.type === "enum" ? Object.values(def.entries ?? {}) : [];
+  return values !== undefined && values.length > 0 && values.every((value) => typeof value === "number");
 }
 
 /** The filter parameters as List compiles them, each one a listener can follow (see `unfollowable`). */

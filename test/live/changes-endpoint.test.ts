@@ -319,7 +319,46 @@ describe("a changes endpoint's range over text", () => {
             filterOperators = { text: ["gte" as const] };
           },
       }),
-    ).rejects.toThrow("A changes endpoint cannot filter text by GTE: text is ordered by the database's collation");
+    ).rejects.toThrow(
+      "A changes endpoint cannot filter text by GTE: it may be text, which the database orders by its collation",
+    );
+  });
+
+  /** Registers a changes endpoint filtering `v` (of the given schema) by `__lt`. */
+  const registerRangeOver = (v: z.ZodType) => () =>
+    fromHono(new Hono(), { db: betterSqlite3Driver(new Database(":memory:")) }).get(
+      "/things/changes",
+      class extends SqlChangesEndpoint {
+        _meta = {
+          model: { tableName: "things", schema: z.object({ id: z.number(), v }), primaryKeys: ["id"] },
+          changes: changeFeed(),
+        };
+        filterOperators = { v: ["lt" as const] };
+      },
+    );
+
+  it.each([
+    ["a piped string", z.string().pipe(z.string().min(1))],
+    ["a transformed string", z.string().transform((text) => text.trim())],
+    ["a union with a string", z.union([z.string(), z.null()])],
+    ["a lazy string", z.lazy(() => z.string())],
+    ["anything", z.any()],
+    ["an enum of text", z.enum(["low", "high"])],
+  ])("is refused over %s, which may be text", (_, v) => {
+    expect(registerRangeOver(v)).toThrow("A changes endpoint cannot filter v by LT");
+  });
+
+  it.each([
+    ["a number", z.number().nullable()],
+    ["a bigint", z.bigint()],
+    ["a date", z.date().optional()],
+    ["ISO date-time text", z.iso.datetime()],
+    ["ISO date text", z.iso.date()],
+    ["ISO date-time text (z.string().datetime())", z.string().datetime()],
+    ["a numeric literal", z.literal(5)],
+    ["a numeric enum", z.enum({ Low: 1, High: 2 })],
+  ])("is followed over %s, which orders by value", (_, v) => {
+    expect(registerRangeOver(v)).not.toThrow();
   });
 
   it("is refused when before() adds it, so a prefix scope cannot send rows List hides: a 500, the developer the reason", async () => {
