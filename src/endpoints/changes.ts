@@ -9,7 +9,7 @@ import { admitListener } from "../live/limits";
 import { type ChangeSource, type ListenerView, listen } from "../live/listen";
 import type { ChangeKind, RecordedChange } from "../live/types";
 import { automatic } from "../openapi/automatic-responses";
-import { isZodSchema, membersOf } from "../schema";
+import { isZodSchema, membersOf, seam } from "../schema";
 import { ModelEndpoint } from "./base";
 import {
   compileFilterParameters,
@@ -20,7 +20,7 @@ import {
 } from "./list";
 import type { ResolvedMeta } from "./meta";
 import { rowMatcher } from "./row-match";
-import { bareField, describedAs } from "./schema-helpers";
+import { describedAs } from "./schema-helpers";
 import type { FilterCondition, Filters } from "./types";
 
 // An event's id is its seq: at most 15 digits, so every one is a safe integer.
@@ -247,9 +247,10 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 }
 
 const RANGES: ReadonlySet<string> = new Set(["GT", "GTE", "LT", "LTE"]);
-const ISO_FORMATS: ReadonlySet<string> = new Set(["datetime", "date", "time"]);
-/** zod types a listener orders exactly as List's SQL does: by value. */
+/** Stored kinds a listener orders exactly as List's SQL does: by value. */
 const ORDERED_BY_VALUE: ReadonlySet<string> = new Set(["number", "bigint", "date", "boolean"]);
+/** Text whose every value orders alike by bytes and by any collation: ISO dates and times. */
+const ISO_FORMATS: ReadonlySet<unknown> = new Set(["date-time", "date", "time"]);
 
 /**
  * Why a listener cannot filter `field` by `operator`, or null when it can. A range (`__gt`, `__lte`, ...)
@@ -260,19 +261,19 @@ const ORDERED_BY_VALUE: ReadonlySet<string> = new Set(["number", "bigint", "date
  */
 function unfollowable(meta: ResolvedMeta, field: string, operator: string): string | null {
   const declared = membersOf(meta.columns)[field] as z.ZodType | undefined;
-  if (!RANGES.has(operator) || declared === undefined || orderedByValue(bareField(declared))) return null;
+  if (!RANGES.has(operator) || declared === undefined || orderedByValue(declared)) return null;
   return `A changes endpoint cannot filter ${field} by ${operator}: it may be text, which the database orders by its collation and a live listener cannot follow (filter text by equality, or order a number or a date)`;
 }
 
 function orderedByValue(member: z.ZodType): boolean {
-  if (!isZodSchema(member)) return false;
-  const def = member._zod.def as { type: string; format?: string; values?: unknown[]; entries?: object };
-  if (ORDERED_BY_VALUE.has(def.type)) return true;
-  // `z.iso.datetime()` states its format in its definition, `z.string().datetime()` in a check.
-  const format = def.format ?? (member as { format?: string | null }).format;
-  if (def.type === "string") return ISO_FORMATS.has(format ?? "");
-  const values = def.type === "literal" ? def.values : def.type === "enum" ? Object.values(def.entries ?? {}) : [];
-  return values !== undefined && values.length > 0 && values.every((value) => typeof value === "number");
+  const kind = seam.columnKind(member);
+  if (ORDERED_BY_VALUE.has(kind)) return true;
+  if (kind !== "string") return false;
+  try {
+    return ISO_FORMATS.has(seam.toJsonSchema(member, "3.1", "output").schema.format);
+  } catch {
+    return false;
+  }
 }
 
 /** The filter parameters as List compiles them, each one a listener can follow (see `unfollowable`). */

@@ -1,5 +1,11 @@
 import type { Context } from "hono";
-import { bodyTooLarge, type IncomingRequest, type MultipartEntry, multipartBlob } from "../../core/request/incoming";
+import {
+  bodyReadFailed,
+  bodyTooLarge,
+  type IncomingRequest,
+  type MultipartEntry,
+  multipartBlob,
+} from "../../core/request/incoming";
 import { NodeBackedIncoming } from "../node-request";
 
 /** Hono's cache of read bodies on its request wrapper (`c.req.bodyCache`), keyed by body method. */
@@ -80,7 +86,8 @@ export class HonoIncoming extends NodeBackedIncoming implements IncomingRequest 
     for (const key of CACHE_KEYS) {
       const read = cache[key];
       if (read === undefined) continue;
-      this.cached = read.then((value) => cachedBody(value, contentType));
+      // The middleware's read of a body cut off part-way fails as specroute's own read would.
+      this.cached = read.then((value) => cachedBody(value, contentType), bodyReadFailed);
       return this.cached;
     }
     return undefined;

@@ -24,41 +24,64 @@ export function readBodyBytes(request: Request, length: number | null, limit: nu
   // (`request.body` is not touched first: on @hono/node-server that would build a second Request.)
   if (isLength(length)) {
     // A body read before is the app's doing: the platform's TypeError (a 500) says so.
-    const cutOff = request.bodyUsed ? undefined : bodyCutOff;
+    const cutOff = request.bodyUsed ? undefined : bodyReadFailed;
     return request.arrayBuffer().then((buffer) => checkedBytes(buffer, limit), cutOff);
   }
   return readStream(request, limit);
 }
 
 /**
- * The 400 for a body whose read failed part-way (the client closed the connection, or sent fewer bytes
- * than its Content-Length): the client's doing, so never a 500 to the app's error handler.
+ * What a failed read of the body is answered with: the 400 of a body cut off part-way when the failure is
+ * the connection's (the client closed it, or sent fewer bytes than its Content-Length), so never a 500 to
+ * the app's error handler; the failure itself otherwise (a bug in code that transforms the body is the
+ * app's, and is logged); an exception of the framework (a 413) as it is.
  */
-export function bodyCutOff(cause: unknown): never {
-  throw cutOffError(cause);
+export function bodyReadFailed(cause: unknown): never {
+  throw isApiException(cause) || !isConnectionFailure(cause) ? cause : cutOffError(cause);
 }
 
 // The 400s of bodies cut off, told apart from a body that came whole and failed its schema.
 const cutOffs = new WeakSet<object>();
 
-/** What `bodyCutOff` throws: `cause` itself when it is already an answer (a 413), else the 400. */
+/** The 400 of a body cut off part-way, for a read whose source says the client went (`cause` kept). */
 export function cutOffError(cause: unknown): unknown {
   if (isApiException(cause)) return cause;
   const refused = invalidField("Request body ended before it was whole: the connection closed part-way", ["body"]);
+  if (cause !== undefined) (refused as Error).cause = cause;
   cutOffs.add(refused);
   return refused;
 }
 
-/** Whether `err` is the 400 of a body cut off part-way (see `bodyCutOff`). */
+/** Whether `err` is the 400 of a body cut off part-way (see `cutOffError`). */
 export function isCutOff(err: unknown): boolean {
   return typeof err === "object" && err !== null && cutOffs.has(err);
 }
 
-/** The next chunk of a request body, a failed read being `bodyCutOff`'s 400. */
+// How runtimes name a connection that went away mid-body: Node's `aborted` (ECONNRESET), undici's
+// `terminated` (UND_ERR_SOCKET), a premature close, a reset or lost connection.
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "UND_ERR_SOCKET",
+]);
+const CONNECTION_MESSAGE = /^(aborted|terminated)$|premature close|connection (was )?(closed|reset|lost)/i;
+
+/** Whether `err` (or an error it was caused by) says the connection went away. */
+function isConnectionFailure(err: unknown): boolean {
+  for (let at = err, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const { code } = at as { code?: unknown };
+    if ((typeof code === "string" && CONNECTION_CODES.has(code)) || CONNECTION_MESSAGE.test(at.message)) return true;
+  }
+  return false;
+}
+
+/** The next chunk of a request body (see `bodyReadFailed` for a read that fails). */
 export function readChunk(
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
-  return reader.read().catch(bodyCutOff);
+  return reader.read().catch(bodyReadFailed);
 }
 
 /**

@@ -2,7 +2,7 @@
 // the one module of core/request the adapters import (the dependency rules hold them to it).
 import { readBodyBytes } from "./body";
 
-export { bodyTooLarge, concatBytes, cutOffError, isLength, readBodyBytes, requestOf } from "./body";
+export { bodyReadFailed, bodyTooLarge, concatBytes, cutOffError, isLength, readBodyBytes, requestOf } from "./body";
 export { type MultipartEntry, multipartBlob } from "./multipart";
 
 /**
