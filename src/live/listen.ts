@@ -191,11 +191,11 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
   // Stryker disable next-line BooleanLiteral: each catch-up read sets it to false before anything reads it
   private droppedDuringRead = false;
   /**
-   * Whether a live start's place is still to be sent: when the client first finds nothing queued, after
-   * a `reset` or a burst queued before it, so a client cut off before its first event still reconnects
-   * where it was, and never from before what it was sent.
+   * Whether the stream's place is still to be sent: when the client first finds nothing queued (after a
+   * `reset`, a burst, or a catch-up that went past changes it may not see), so a client cut off before
+   * its next event still reconnects where it was, and never from before what it was sent.
    */
-  private placeDue = false;
+  private placeDue = true;
   private readonly queue = new SentQueue<T>();
   /** The `next()` waiting for an item, while one waits. */
   private waiting: Waiting<T> | undefined;
@@ -229,7 +229,6 @@ class Listener<T> implements AsyncIterableIterator<T | StreamHeartbeat> {
     // Offered before the start: at or below the reader's position, so none is the listener's.
     this.offeredDuringRead.length = 0;
     this.start(seq);
-    this.placeDue = true;
     if (missed) this.enqueue(this.view.reset(), seq);
   }
 

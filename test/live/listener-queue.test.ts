@@ -381,6 +381,16 @@ describe("a listener's Last-Event-ID", () => {
     expect(reset).toEqual(["reset"]);
   });
 
+  it("is followed, once the catch-up has read past changes the listener may not see, by the place it went past", async () => {
+    const { live, write } = slowLog({ heartbeatMs: 60_000 });
+    await write(1, 1, 1);
+    // A listener of project 2 back after change 0: the three changes since are project 1's.
+    const events = await listen(live.source, viewOf(2), { after: 0 });
+    const quiet = new Promise((resolve) => setTimeout(() => resolve("nothing within a second"), 1000));
+    expect(await Promise.race([events.next().then(({ value }) => value), quiet])).toEqual({ heartbeat: true, id: "3" });
+    await events.return?.();
+  });
+
   it("is answered reset before the place it goes on from: a client cut off between the two still hears it must list again", async () => {
     const { live, write } = slowLog();
     await write(...ones(3));
