@@ -249,26 +249,26 @@ export class ChangesEndpoint<HandleArgs extends Array<object> = any> extends Mod
 const RANGES: ReadonlySet<string> = new Set(["GT", "GTE", "LT", "LTE"]);
 /** Stored kinds a listener orders exactly as List's SQL does: by value. */
 const ORDERED_BY_VALUE: ReadonlySet<string> = new Set(["number", "bigint", "date", "boolean"]);
-/** Text whose every value orders alike by bytes and by any collation: ISO dates and times. */
-const ISO_FORMATS: ReadonlySet<unknown> = new Set(["date-time", "date", "time"]);
+/** Text whose every value orders alike by bytes and by any collation: ISO dates and date-times. */
+const ISO_FORMATS: ReadonlySet<unknown> = new Set(["date-time", "date"]);
 
 /**
  * Why a listener cannot filter `field` by `operator`, or null when it can. A range (`__gt`, `__lte`, ...)
- * is followed only over a number, a bigint, a date, a boolean, ISO date or time text, or an enum or literal
+ * is followed only over a number, a bigint, a date, a boolean, ISO date or date-time text, or an enum or literal
  * of numbers: anything else may be text, which the database orders by its collation (case-insensitive on
  * MariaDB, the locale's on PostgreSQL) and a listener matching rows in JavaScript cannot, so the stream
  * would send rows List hides.
  */
 function unfollowable(meta: ResolvedMeta, field: string, operator: string): string | null {
   const declared = membersOf(meta.columns)[field] as z.ZodType | undefined;
-  if (!RANGES.has(operator) || declared === undefined || orderedByValue(declared)) return null;
+  // As List's SQL refuses a column the model does not have.
+  if (declared === undefined) return `A changes endpoint cannot filter ${field}: it is not a field of the model`;
+  if (!RANGES.has(operator) || orderedByValue(declared)) return null;
   return `A changes endpoint cannot filter ${field} by ${operator}: it may be text, which the database orders by its collation and a live listener cannot follow (filter text by equality, or order a number or a date)`;
 }
 
 function orderedByValue(member: z.ZodType): boolean {
-  const kind = seam.columnKind(member);
-  if (ORDERED_BY_VALUE.has(kind)) return true;
-  if (kind !== "string") return false;
+  if (ORDERED_BY_VALUE.has(seam.columnKind(member))) return true;
   try {
     return ISO_FORMATS.has(seam.toJsonSchema(member, "3.1", "output").schema.format);
   } catch {

@@ -324,18 +324,20 @@ describe("a changes endpoint's range over text", () => {
     );
   });
 
-  /** Registers a changes endpoint filtering `v` (of the given schema) by `__lt`. */
-  const registerRangeOver = (v: z.ZodType) => () =>
-    fromHono(new Hono(), { db: betterSqlite3Driver(new Database(":memory:")) }).get(
-      "/things/changes",
-      class extends SqlChangesEndpoint {
-        _meta = {
-          model: { tableName: "things", schema: z.object({ id: z.number(), v }), primaryKeys: ["id"] },
-          changes: changeFeed(),
-        };
-        filterOperators = { v: ["lt" as const] };
-      },
-    );
+  /** Registers a changes endpoint filtering `v` (of the given schema) by `operator` (`__lt` unless given). */
+  const registerRangeOver =
+    (v: z.ZodType, operator: FilterOperatorName = "lt") =>
+    () =>
+      fromHono(new Hono(), { db: betterSqlite3Driver(new Database(":memory:")) }).get(
+        "/things/changes",
+        class extends SqlChangesEndpoint {
+          _meta = {
+            model: { tableName: "things", schema: z.object({ id: z.number(), v }), primaryKeys: ["id"] },
+            changes: changeFeed(),
+          };
+          filterOperators = { v: [operator] };
+        },
+      );
 
   it.each([
     ["a piped string", z.string().pipe(z.string().min(1))],
@@ -348,6 +350,12 @@ describe("a changes endpoint's range over text", () => {
     expect(registerRangeOver(v)).toThrow("A changes endpoint cannot filter v by LT");
   });
 
+  it.each(["gt", "gte", "lt", "lte"] as const)("is refused for %s over text, as for every range", (operator) => {
+    expect(registerRangeOver(z.string(), operator)).toThrow(
+      `A changes endpoint cannot filter v by ${operator.toUpperCase()}`,
+    );
+  });
+
   it.each([
     ["a number", z.number().nullable()],
     ["a bigint", z.bigint()],
@@ -355,10 +363,29 @@ describe("a changes endpoint's range over text", () => {
     ["ISO date-time text", z.iso.datetime()],
     ["ISO date text", z.iso.date()],
     ["ISO date-time text (z.string().datetime())", z.string().datetime()],
+    ["ISO date-time text, lazily", z.lazy(() => z.iso.datetime())],
+    ["a boolean", z.boolean()],
     ["a numeric literal", z.literal(5)],
     ["a numeric enum", z.enum({ Low: 1, High: 2 })],
   ])("is followed over %s, which orders by value", (_, v) => {
     expect(registerRangeOver(v)).not.toThrow();
+  });
+
+  it("is refused, as any condition, on a field the model does not have, when before() adds it: a 500, the developer the reason", async () => {
+    const app = await notesApp({
+      Changes: (meta) =>
+        class extends SqlChangesEndpoint {
+          _meta = meta;
+          override async before(filters: Filters): Promise<Filters> {
+            return { filters: [...filters.filters, { field: "owner", operator: "EQ", value: "ada" }] };
+          }
+        },
+    });
+    const { response } = await app.open();
+    expect(response.status).toBe(500);
+    expect(String(logged.flat().find((entry) => entry instanceof Error))).toContain(
+      "A changes endpoint cannot filter owner: it is not a field of the model",
+    );
   });
 
   it("is refused when before() adds it, so a prefix scope cannot send rows List hides: a 500, the developer the reason", async () => {
