@@ -364,6 +364,7 @@ describe("a changes endpoint's range over text", () => {
     ["ISO date text", z.iso.date()],
     ["ISO date-time text (z.string().datetime())", z.string().datetime()],
     ["ISO date-time text, lazily", z.lazy(() => z.iso.datetime())],
+    ["text piped to ISO date-time text, which the row holds", z.string().pipe(z.iso.datetime())],
     ["a boolean", z.boolean()],
     ["a numeric literal", z.literal(5)],
     ["a numeric enum", z.enum({ Low: 1, High: 2 })],
