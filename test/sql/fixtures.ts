@@ -45,6 +45,14 @@ export const Versioned = z.object({
   version: z.number().int(),
 });
 
+/** Integers past 2^53: `n` a BIGINT read as bigint, `m` a BIGINT the model reads as a number. */
+export const Big = z.object({ id: z.number().int(), n: z.bigint(), m: z.number().int() });
+
+function bigDdl(family: Family, table: string): string {
+  const q = family === "mysql" ? (name: string) => `\`${name}\`` : (name: string) => `"${name}"`;
+  return `CREATE TABLE ${q(table)} (${q("id")} INTEGER PRIMARY KEY, ${q("n")} BIGINT NOT NULL, ${q("m")} BIGINT NOT NULL)`;
+}
+
 /** DDL of the item-shaped tables (catalog, writes) per family, with the DB defaults the tests expect. */
 function itemsDdl(family: Family, table: string): string {
   switch (family) {
@@ -118,6 +126,7 @@ export function tableNames(engine: string) {
     writes: `sr_${tag}_writes`,
     members: `sr_${tag}_members`,
     versioned: `sr_${tag}_versioned`,
+    big: `sr_${tag}_big`,
   };
 }
 
@@ -127,6 +136,7 @@ export function createStatements(family: Family, names: ReturnType<typeof tableN
     itemsDdl(family, names.writes),
     membersDdl(family, names.members),
     versionedDdl(family, names.versioned),
+    bigDdl(family, names.big),
   ];
 }
 

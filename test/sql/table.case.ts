@@ -10,6 +10,7 @@ import {
   uniqueIndexColumns,
 } from "../../src/sql";
 import {
+  Big,
   CATALOG,
   createStatements,
   dropStatements,
@@ -66,6 +67,7 @@ export function describeTableSuite(engine: EngineUnderTest): void {
     });
     // The same table through a model that names no version column: its writes leave the version as it was.
     const versionBlind = new SqlTable({ tableName: names.versioned, schema: Versioned, primaryKeys: ["id"] });
+    const big = new SqlTable({ tableName: names.big, schema: Big, primaryKeys: ["id"] });
     let driver: SqlDriver;
     let close: () => Promise<void>;
     const quoted = (table: string) => driver.dialect.quote(table);
@@ -117,6 +119,29 @@ export function describeTableSuite(engine: EngineUnderTest): void {
         const row = await writes.insert(driver, data);
         expect(row).toEqual({ id: expect.any(Number), ...data });
         expect(await writes.selectOne(driver, [eq("id", row.id)])).toEqual(row);
+      });
+
+      it("keeps integers past 2^53 exact: a z.bigint() column reads back the bigint written, and so does the driver", async () => {
+        const past = 2n ** 53n + 1n; // 9007199254740993: a JavaScript number would read ...992
+        const inserted = await big.insert(driver, { id: 1, n: past, m: 7 });
+        expect(inserted).toEqual({ id: 1, n: past, m: 7 });
+        await big.insert(driver, { id: 2, n: -past, m: 2 ** 40 });
+        expect(await big.selectOne(driver, [eq("n", -past)])).toEqual({ id: 2, n: -past, m: 2 ** 40 });
+        expect(await big.update(driver, [eq("id", 1)], { n: past + 2n })).toEqual({ id: 1, n: past + 2n, m: 7 });
+        const { rows } = await big.list(driver, { filters: [], limit: 10, offset: 0 });
+        expect(rows).toEqual([
+          { id: 1, n: past + 2n, m: 7 },
+          { id: 2, n: -past, m: 2 ** 40 },
+        ]);
+        // Straight from the driver, a value past 2^53 is exact (bigint or text); one within it, a count among them, a number.
+        const [raw] = await driver.query<{ n: unknown; m: unknown; c: unknown }>(
+          `SELECT ${quoted("n")} AS n, ${quoted("m")} AS m, (SELECT COUNT(*) FROM ${quoted(names.big)}) AS c FROM ${quoted(names.big)} WHERE ${quoted("id")} = 1`,
+          [],
+        );
+        expect(String(raw!.n)).toBe(String(past + 2n));
+        expect(Number(raw!.m)).toBe(7);
+        expect(Number(raw!.c)).toBe(2);
+        if (engine.family !== "postgres") expect([typeof raw!.m, typeof raw!.c]).toEqual(["number", "number"]);
       });
 
       it("inserts a row given its primary key", async () => {

@@ -6,6 +6,7 @@ import { syncSqliteDriver } from "./sync-sqlite";
 export interface BetterSqlite3Database {
   prepare(sql: string): {
     readonly reader: boolean;
+    safeIntegers(enabled: boolean): unknown;
     all(...params: unknown[]): unknown[];
     run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   };
@@ -26,6 +27,7 @@ export function betterSqlite3Driver(db: BetterSqlite3Database): SqlDriver {
   return syncSqliteDriver({
     prepare(sql) {
       const statement = db.prepare(sql);
+      statement.safeIntegers(true);
       return {
         // `all()` refuses statements that return nothing; run those and answer no rows.
         rows: (values) => {

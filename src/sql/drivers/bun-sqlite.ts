@@ -6,6 +6,8 @@ import { syncSqliteDriver } from "./sync-sqlite";
 export interface BunSqliteDatabase {
   prepare(sql: string): {
     all(...params: any[]): unknown[];
+    /** Bun 1.1.14 and later. */
+    safeIntegers?(enabled: boolean): unknown;
     run(...params: any[]): { changes: number; lastInsertRowid: number | bigint };
   };
   close(): unknown;
@@ -24,6 +26,7 @@ export function bunSqliteDriver(db: BunSqliteDatabase): SqlDriver {
   return syncSqliteDriver({
     prepare(sql) {
       const statement = db.prepare(sql);
+      statement.safeIntegers?.(true);
       // `all()` runs any statement, answering no rows for one that returns none.
       return { rows: (values) => statement.all(...values), run: (values) => statement.run(...values) };
     },

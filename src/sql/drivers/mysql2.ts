@@ -7,12 +7,20 @@ import { bigintAsText } from "./values";
 /** The part of a mysql2/promise `Pool`, `PoolConnection` or `Connection` this driver uses. */
 export interface Mysql2Queryable {
   // `any`: mysql2 answers rows for SELECT/RETURNING and a ResultSetHeader for other statements.
-  execute(sql: string, values?: any): Promise<[any, any]>;
+  execute(query: string | Mysql2Query, values?: any): Promise<[any, any]>;
   /** Text-protocol statements; transactions are begun and ended with it. */
   query?(sql: string): Promise<unknown>;
   /** A Pool's: checks out one connection, for a transaction. */
   getConnection?(): Promise<Mysql2Queryable & { release(): void; destroy?(): void }>;
   end?(): Promise<void>;
+}
+
+/** A statement with its per-query options, as mysql2's `execute` takes it. */
+export interface Mysql2Query {
+  sql: string;
+  values?: unknown[];
+  /** BIGINT values a number cannot hold exactly come back as text (the others as numbers). */
+  supportBigNumbers?: boolean;
 }
 
 export interface Mysql2DriverOptions {
@@ -24,11 +32,12 @@ function statements(client: Mysql2Queryable, dialect: Dialect): SqlDriver {
   return {
     dialect,
     async query<T>(sql: string, params: unknown[]) {
-      const [result] = await client.execute(sql, params.map(bigintAsText));
+      // A BIGINT past 2^53 would otherwise be read as the nearest number: a wrong value, silently.
+      const [result] = await client.execute({ sql, values: params.map(bigintAsText), supportBigNumbers: true });
       return Array.isArray(result) ? (result as T[]) : [];
     },
     async execute(sql, params) {
-      const [result] = await client.execute(sql, params.map(bigintAsText));
+      const [result] = await client.execute({ sql, values: params.map(bigintAsText), supportBigNumbers: true });
       // insertId is 0 when the table has no AUTO_INCREMENT column.
       return { changes: Number(result?.affectedRows ?? 0), lastInsertId: result?.insertId || undefined };
     },

@@ -6,6 +6,7 @@ import { syncSqliteDriver } from "./sync-sqlite";
 export interface NodeSqliteDatabase {
   prepare(sql: string): {
     all(...params: any[]): unknown[];
+    setReadBigInts(enabled: boolean): void;
     run(...params: any[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   };
   close(): unknown;
@@ -24,6 +25,7 @@ export function nodeSqliteDriver(db: NodeSqliteDatabase): SqlDriver {
   return syncSqliteDriver({
     prepare(sql) {
       const statement = db.prepare(sql);
+      statement.setReadBigInts(true);
       // `all()` runs any statement, answering no rows for one that returns none.
       return { rows: (values) => statement.all(...values), run: (values) => statement.run(...values) };
     },

@@ -1,9 +1,9 @@
 import { sqliteDialect } from "../dialects/sqlite";
 import type { ExecuteResult, SqlDriver } from "../driver";
 import { ConnectionLock, runTransaction } from "./transaction";
-import { toSqliteValue } from "./values";
+import { narrowInteger, narrowIntegers, toSqliteValue } from "./values";
 
-/** A prepared statement of a synchronous SQLite client, as the shared driver runs it. */
+/** A prepared statement of a synchronous SQLite client, as the shared driver runs it: integers read as bigints. */
 export interface SyncSqliteStatement {
   /** Runs the statement and returns its rows (none for a statement that returns none). */
   rows(values: unknown[]): unknown[];
@@ -37,10 +37,12 @@ export function syncSqliteDriver(client: SyncSqliteClient): SqlDriver {
     }
     return statement;
   };
-  const query = <T>(sql: string, params: unknown[]): T[] => prepare(sql).rows(params.map(toSqliteValue)) as T[];
+  // Clients read integers as bigints (exact past 2^53); those a number holds exactly are numbers again.
+  const query = <T>(sql: string, params: unknown[]): T[] =>
+    narrowIntegers(prepare(sql).rows(params.map(toSqliteValue))) as T[];
   const execute = (sql: string, params: unknown[]): ExecuteResult => {
     const result = prepare(sql).run(params.map(toSqliteValue));
-    return { changes: Number(result.changes), lastInsertId: result.lastInsertRowid };
+    return { changes: Number(result.changes), lastInsertId: narrowInteger(result.lastInsertRowid) };
   };
   // The clients' own transaction helpers are synchronous; a request's work awaits, so the connection is held by a lock.
   const lock = new ConnectionLock();

@@ -14,3 +14,28 @@ export function bigintAsText(value: unknown): unknown {
   if (typeof value === "bigint") return value.toString();
   return value;
 }
+
+/**
+ * Integers that fit a JavaScript number as numbers, in place: an engine read with bigints on (so one
+ * past 2^53 stays exact) still answers a count or a small id as a number.
+ *
+ * @example
+ * narrowIntegers([{ n: 7n, big: 2n ** 60n }]) // [{ n: 7, big: 1152921504606846976n }]
+ */
+export function narrowIntegers<Row>(rows: Row[]): Row[] {
+  for (const row of rows as Record<string, unknown>[]) {
+    for (const key in row) {
+      const value = row[key];
+      if (typeof value === "bigint") row[key] = narrowInteger(value);
+    }
+  }
+  return rows;
+}
+
+/** A bigint as a number when the number is exact, else the bigint. */
+export function narrowInteger(value: number | bigint): number | bigint {
+  return typeof value === "bigint" && value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
