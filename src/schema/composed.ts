@@ -434,6 +434,11 @@ export const composedSeam: SchemaSeam<Schema> = {
     if (node.kind === "array") return { scalar: nodeOf(schema).members.fieldKind(node.item).scalar, array: true };
     return { scalar: "string", array: false };
   },
+  arrayElement(schema) {
+    const { node } = nodeOf(schema);
+    if (node.kind === "wrap") return nodeOf(schema).members.arrayElement(node.inner);
+    return node.kind === "array" ? node.item : null;
+  },
   fileConstraints(schema): FileConstraints | null {
     const { node } = nodeOf(schema);
     if (node.kind === "wrap") return nodeOf(schema).members.fileConstraints(node.inner);

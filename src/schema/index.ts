@@ -66,6 +66,7 @@ export const seam: SchemaSeam<z.ZodType> = {
   mayOutputUndefined: (schema) => seamOf(schema).mayOutputUndefined(schema),
   mayBeNull: (schema) => seamOf(schema).mayBeNull(schema),
   fieldKind: (schema) => seamOf(schema).fieldKind(schema),
+  arrayElement: (schema) => seamOf(schema).arrayElement(schema),
   fileConstraints: (schema) => seamOf(schema).fileConstraints(schema),
   columnKind: (schema) => seamOf(schema).columnKind(schema),
   isOrderable: (schema) => seamOf(schema).isOrderable(schema),

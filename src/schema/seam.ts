@@ -71,6 +71,8 @@ export interface SchemaSeam<S> {
   mayBeNull(schema: S): boolean;
   /** How a field read from a URL, header or cookie is coerced; unknown shapes stay strings. */
   fieldKind(schema: S): FieldKind;
+  /** The item schema of an array schema (looking through wrappers on the input side), or null. */
+  arrayElement(schema: S): S | null;
   /** The constraints of a file field (or an array of files), or null when the field holds no files. */
   fileConstraints(schema: S): FileConstraints | null;
   /** What a stored field's value is turned back into (its output side). */

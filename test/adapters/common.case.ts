@@ -175,6 +175,26 @@ class Shaped extends OpenAPIRoute {
   }
 }
 
+/** A JSON body and answer with the members JSON has no type for: dates and bigints, alone, in arrays and nested. */
+const Dated = z.object({
+  n: z.bigint(),
+  at: z.date(),
+  list: z.array(z.bigint()).optional(),
+  inner: z.object({ when: z.date().nullable() }).optional(),
+  visits: z.array(z.object({ at: z.date() })).optional(),
+});
+
+class EchoDated extends OpenAPIRoute {
+  schema = {
+    request: { body: contentJson(Dated) },
+    responses: { "200": { description: "What was validated", ...contentJson(Dated) } },
+  };
+  async handle() {
+    const { body } = await this.getValidatedData<typeof this.schema>();
+    return { ...body, kinds: [typeof body.n, body.at instanceof Date, body.visits?.[0]?.at instanceof Date] };
+  }
+}
+
 async function json(response: Response): Promise<any> {
   return JSON.parse(await response.text());
 }
@@ -360,6 +380,75 @@ export function runCommonSuite(harness: AdapterHarness): void {
       const response = await request("/coerce?n=1&sneaky=1");
       expect(response.status).toBe(200);
       expect((await json(response)).sneaky).toBeUndefined();
+    });
+  });
+
+  describe(`${harness.name}: JSON bodies with dates and bigints, as the document writes them`, () => {
+    const { router, request } = harness.make();
+    router.post("/dated", EchoDated);
+    const post = (body: unknown) => request("/dated", jsonBody(body));
+
+    it("documents a z.date() as a date-time string and a z.bigint() as an int64 integer, both ways", async () => {
+      const document = await json(await request("/openapi.json"));
+      const operation = document.paths["/dated"].post;
+      for (const schema of [
+        operation.requestBody.content["application/json"].schema,
+        operation.responses["200"].content["application/json"].schema,
+      ]) {
+        expect(schema.properties.n).toEqual({ type: "integer", format: "int64" });
+        expect(schema.properties.at).toEqual({ type: "string", format: "date-time" });
+      }
+    });
+
+    it("reads a date-time string as a Date and an integer (or its digits) as a bigint, and answers them as sent", async () => {
+      const response = await post({
+        n: "9007199254740993",
+        at: "2026-12-04T19:00:00Z",
+        list: [1, "-2", 2 ** 53 - 1],
+        inner: { when: "2026-12-04T20:00:00.5+01:00" },
+        visits: [{ at: "2026-01-02T03:04:05.678Z" }],
+      });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      // Digit for digit: a JSON integer past 2^53, as the document's int64 says.
+      expect(text).toContain('"n":9007199254740993,');
+      expect(text).toContain('"list":[1,-2,9007199254740991]');
+      expect(JSON.parse(text)).toMatchObject({
+        at: "2026-12-04T19:00:00.000Z",
+        inner: { when: "2026-12-04T19:00:00.500Z" },
+        visits: [{ at: "2026-01-02T03:04:05.678Z" }],
+        kinds: ["bigint", true, true],
+      });
+      expect((await json(await post({ n: 5, at: "2026-12-04T19:00:00Z", inner: { when: null } }))).n).toBe(5);
+      const widest = await post({ n: `-${"9".repeat(64)}`, at: "2026-12-04T19:00:00Z" });
+      expect(await widest.text()).toContain(`"n":-${"9".repeat(64)},`);
+    });
+
+    it("refuses what is no date-time or integer with a 400 naming the field", async () => {
+      const refused: [unknown, string][] = [
+        [{ n: 1.5, at: "2026-12-04T19:00:00Z" }, "body.n"],
+        [{ n: "0x10", at: "2026-12-04T19:00:00Z" }, "body.n"],
+        [{ n: " 7", at: "2026-12-04T19:00:00Z" }, "body.n"],
+        // A JSON number past 2^53 was already rounded when it was read: refused, not stored wrong.
+        [{ n: 2 ** 53 + 2, at: "2026-12-04T19:00:00Z" }, "body.n"],
+        // Digits cost their count squared to read: past 64 of them (2^128 has 39) the text is refused unread.
+        [{ n: "9".repeat(65), at: "2026-12-04T19:00:00Z" }, "body.n"],
+        [{ n: "9".repeat(100_000), at: "2026-12-04T19:00:00Z" }, "body.n"],
+        [{ n: 1, at: "2026-12-04" }, "body.at"],
+        [{ n: 1, at: "tomorrow" }, "body.at"],
+        [{ n: 1, at: 1764874800000 }, "body.at"],
+        [{ n: 1, at: "2026-13-45T99:00:00Z" }, "body.at"],
+        [{ n: 1, at: "2026-12-04T19:00:00Z", visits: [{ at: "2026-02-30" }] }, "body.visits.0.at"],
+      ];
+      for (const [body, field] of refused) {
+        const response = await post(body);
+        expect(response.status, JSON.stringify(body)).toBe(400);
+        const { errors } = await json(response);
+        expect(
+          errors.map((error: { path: string[] }) => error.path.join(".")),
+          JSON.stringify(body),
+        ).toEqual([field]);
+      }
     });
   });
 

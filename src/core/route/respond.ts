@@ -207,7 +207,7 @@ function onlyStatusAndHeaders(params: ResponseInit): boolean {
 }
 
 /**
- * A JSON response; bigint values are written as strings rather than failing the request. Each gets a
+ * A JSON response; bigint values are written as JSON integers (see `toJsonText`). Each gets a
  * headers object of its own: @hono/node-server 1.x's Response keeps the init's and writes Content-Length
  * into it.
  */
@@ -216,16 +216,39 @@ export function jsonResponse(data: unknown, status: number): Response {
 }
 
 /**
- * `value` as JSON text; a bigint is written as a string rather than failing the answer. Undefined for
- * what JSON cannot hold at the top (`undefined`, a function), as `JSON.stringify` gives.
+ * `value` as JSON text; a bigint is written as the JSON integer the document shows for it (`integer`,
+ * `int64`), digit for digit, rather than failing the answer. Undefined for what JSON cannot hold at the
+ * top (`undefined`, a function), as `JSON.stringify` gives.
  */
 export function toJsonText(value: unknown): string {
   try {
     return JSON.stringify(value);
   } catch (err) {
     if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
-    return JSON.stringify(value, (_key, member) => (typeof member === "bigint" ? member.toString() : member));
+    return withIntegers(value);
   }
+}
+
+type RawJson = (text: string) => unknown;
+const rawJson = (JSON as unknown as { rawJSON?: RawJson }).rawJSON;
+// Where the runtime has no JSON.rawJSON (Node 20): a string no client can send (a NUL and a random tag,
+// made on first use, since Workers refuse randomness at start-up) stands for the digits, then is swapped.
+let digitsMark: { prefix: string; written: RegExp } | undefined;
+
+function withIntegers(value: unknown): string {
+  if (rawJson) {
+    const raw = rawJson;
+    return JSON.stringify(value, (_key, member) => (typeof member === "bigint" ? raw(String(member)) : member));
+  }
+  digitsMark ??= digitsMarkOf(crypto.randomUUID());
+  const { prefix, written } = digitsMark;
+  const text = JSON.stringify(value, (_key, member) => (typeof member === "bigint" ? prefix + String(member) : member));
+  return text.replace(written, "$1");
+}
+
+/** The mark for `tag`, and the mark as JSON.stringify writes it (the NUL as the six characters \u0000) with its digits. */
+function digitsMarkOf(tag: string): { prefix: string; written: RegExp } {
+  return { prefix: `\u0000${tag}:`, written: new RegExp(`"\\\\u0000${tag}:(-?\\d+)"`, "g") };
 }
 
 // Streamed answers: `handle()` returns an async iterable and each item goes out as it comes, as a

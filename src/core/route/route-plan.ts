@@ -313,7 +313,11 @@ function parseBody(
   if (read.media?.kind === null) return undefined;
   if (read.bytes) result.bodyBytes = read.bytes;
   try {
-    const raw = read.form ? extractForm(read.media, read.form, errors) : read.value;
+    const raw = read.form
+      ? extractForm(read.media, read.form, errors)
+      : read.value !== undefined && read.media?.jsonValues
+        ? read.media.jsonValues(read.value)
+        : read.value;
     result.unvalidated.body = raw;
     if (raw === undefined && (read.media?.required ?? body.required)) {
       const accepted = body.accepted.replace(/, /g, " or ");

@@ -223,6 +223,8 @@ export const standardSeam: SchemaSeam<StandardNode> = {
   mayOutputUndefined,
   mayBeNull,
   fieldKind,
+  // A Standard Schema's JSON values are what its JSON Schema says: no member needs a Date or bigint made of one.
+  arrayElement: () => null,
   fileConstraints: () => null,
   columnKind,
   isOrderable,

@@ -161,6 +161,12 @@ export function mayBeNull(schema: z.ZodType): boolean {
   return false;
 }
 
+/** The item schema of an array schema (looking through wrappers, pipes and lazies on the input side), or null. */
+export function arrayElement(schema: z.ZodType): z.ZodType | null {
+  const def = defOf(unwrap(schema, "input"));
+  return def.type === "array" ? (def.element as z.ZodType) : null;
+}
+
 /** The constraints of a file field (or an array of files), or null when the field holds no files. */
 export function fileConstraints(schema: z.ZodType): FileConstraints | null {
   let def = defOf(unwrap(schema, "input"));

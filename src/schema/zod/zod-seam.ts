@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { SchemaSeam } from "../seam";
 import {
   acceptsUndefined,
+  arrayElement,
   columnKind,
   fieldKind,
   fileConstraints,
@@ -29,6 +30,7 @@ export const zodSeam: SchemaSeam<z.ZodType> = {
   mayOutputUndefined,
   mayBeNull,
   fieldKind,
+  arrayElement,
   fileConstraints,
   columnKind,
   isOrderable,
