@@ -1,8 +1,8 @@
 // Which of specroute's files one request enters, from the adapter to handle() and back: V8's precise
 // coverage counts every function called while one request runs (after warm-up requests, so nothing
 // compiled on first use is counted). `npm run walk` walks a POST; `--router itty` for itty-router;
-// `--request patch` an auto endpoint's PATCH on PGlite through Hono, `--request patch-live` the same
-// with a listener of the collection's change feed open.
+// `--request patch` an auto endpoint's PATCH on PGlite through Hono (a table with no change feed),
+// `--request patch-live` the same on a live collection, with a listener of its change feed open.
 import { once } from "node:events";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
@@ -49,7 +49,10 @@ const root = fileURLToPath(new URL("../src/", import.meta.url));
 
 const Task = z.object({ id: z.number().int(), title: z.string(), done: z.boolean() });
 const taskFeed = changeFeed();
-const taskMeta = { model: { tableName: "tasks", schema: Task, primaryKeys: ["id"] }, changes: taskFeed };
+const taskModel = { tableName: "tasks", schema: Task, primaryKeys: ["id"] };
+const live = values.request === "patch-live";
+// A PATCH alone writes a table with no change feed; with a listener, the collection's feed records it too.
+const taskMeta = live ? { model: taskModel, changes: taskFeed } : { model: taskModel };
 
 /** A PATCH as an auto endpoint serves it: the stored row read, changed and answered (and recorded in the feed's log). */
 class UpdateTask extends SqlUpdateEndpoint {
@@ -98,9 +101,8 @@ async function sender(): Promise<{ send: (request: Request) => Promise<Response>
     const db = new PGlite();
     await db.exec(`CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT NOT NULL, done BOOLEAN NOT NULL);
       INSERT INTO tasks VALUES (1, 'walk', false)`);
-    fromHono(app, { db: pgliteDriver(db) })
-      .patch("/tasks/:id", UpdateTask)
-      .get("/tasks/changes", TaskChanges);
+    const api = fromHono(app, { db: pgliteDriver(db) }).patch("/tasks/:id", UpdateTask);
+    if (live) api.get("/tasks/changes", TaskChanges);
   } else {
     fromHono(app).post("/notes", CreateNote);
   }
@@ -123,7 +125,7 @@ async function sender(): Promise<{ send: (request: Request) => Promise<Response>
 
 const { send, close } = await sender();
 // A listener of the collection, reading its events as they come, while every request below is walked.
-const listening = values.request === "patch-live" ? await listen(send) : undefined;
+const listening = live ? await listen(send) : undefined;
 const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
