@@ -195,6 +195,27 @@ class EchoDated extends OpenAPIRoute {
   }
 }
 
+/** Headers and cookies read through schemas with no members to name them: a record and a union. */
+class OpaqueParts extends OpenAPIRoute {
+  schema = {
+    request: {
+      headers: z.union([z.object({ "x-a": z.string() }), z.object({ "x-b": z.string() })]),
+      cookies: z.record(z.string(), z.string()),
+    },
+    responses: {},
+  };
+  async handle() {
+    return await this.getValidatedData();
+  }
+}
+
+class AllHeaders extends OpenAPIRoute {
+  schema = { request: { headers: z.record(z.string(), z.string()) }, responses: {} };
+  async handle() {
+    return (await this.getValidatedData()).headers;
+  }
+}
+
 async function json(response: Response): Promise<any> {
   return JSON.parse(await response.text());
 }
@@ -207,6 +228,8 @@ export function runCommonSuite(harness: AdapterHarness): void {
     router.get("/coerce", Coerce);
     router.get("/slugs/:slug", Slug);
     router.get("/padded/:id", Padded);
+    router.get("/opaque", OpaqueParts);
+    router.get("/all-headers", AllHeaders);
 
     const validTask = { title: "Write docs", email: "a@b.co", priority: 3, status: "open" };
     const send = (body: unknown, headers: Record<string, string> = { "x-api-key": "k1" }, path = "/projects/7/tasks") =>
@@ -245,6 +268,21 @@ export function runCommonSuite(harness: AdapterHarness): void {
         ]),
       );
       expect(body.errors.every((e: { code: number }) => e.code === 7001)).toBe(true);
+    });
+
+    it("reads every header and cookie for a schema that names none (a record, a union), header names in lower case", async () => {
+      const cookie = "session=abc; theme=dark";
+      const viaA = await request("/opaque", { headers: { "X-A": "1", cookie } });
+      expect(viaA.status).toBe(200);
+      expect(await json(viaA)).toEqual({ headers: { "x-a": "1" }, cookies: { session: "abc", theme: "dark" } });
+      expect((await json(await request("/opaque", { headers: { "x-b": "2" } }))).headers).toEqual({ "x-b": "2" });
+      const neither = await request("/opaque", { headers: { "x-c": "3" } });
+      expect(neither.status).toBe(400);
+      expect((await json(neither)).errors[0].path).toEqual(["headers"]);
+      expect(await json(await request("/all-headers", { headers: { "X-Trace": "t", "x-other": "o" } }))).toMatchObject({
+        "x-trace": "t",
+        "x-other": "o",
+      });
     });
 
     it("coerces numbers, integers, booleans in any case, bigints, dates, arrays and enums", async () => {
