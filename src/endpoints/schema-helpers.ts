@@ -82,6 +82,21 @@ export function writableKeys(pathKeys: string[], versionField: string | undefine
 }
 
 /**
+ * The body of a PUT: the fields as declared, but a member with a default is optional without it. An
+ * update writes only the members sent (as chanfana's), so an absent one keeps its stored value; a
+ * documented default would promise the client otherwise.
+ */
+export function putFields(fields: z.ZodType): z.ZodType {
+  const members = shapeOf(fields);
+  // Members a request may leave out: an optional one stays optional, a defaulted one loses its default.
+  const defaulted = Object.entries(members).filter(([, member]) => seam.acceptsUndefined(member));
+  if (defaulted.length === 0) return fields;
+  const shape = Object.fromEntries(defaulted.map(([key, member]) => [key, optionalOf(withoutDefault(member))]));
+  const bare = bareZodObject(fields);
+  return bare ? bare.extend(shape) : objectOf({ ...members, ...shape });
+}
+
+/**
  * The body of a PATCH: every member of `fields` optional and without its default, so an absent member
  * means "unchanged" — neither documented with a `default` nor filled in by validation.
  */

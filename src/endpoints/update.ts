@@ -3,14 +3,14 @@ import type { OpenAPIRouteSchema } from "../core/schema-types";
 import { ModelEndpoint, onExistingObject, withETag } from "./base";
 import type { ResolvedMeta } from "./meta";
 import { ModelCheck } from "./model-check";
-import { omitFields, patchFields, writableKeys } from "./schema-helpers";
+import { omitFields, patchFields, putFields, writableKeys } from "./schema-helpers";
 import type { UpdatedData, UpdateFilters } from "./types";
 
 /**
  * PUT or PATCH (chosen by the method it is registered with) an object identified by the path:
  * `getObject(filters) → getUpdatedData(oldObj) → before(oldObj, filters) → update(oldObj, filters) → after(data)`.
- * PATCH makes every body member optional and drops its default (absent means unchanged, so neither the
- * document nor validation fills one in). As in chanfana, `before` and `update` get `filters.updatedData`
+ * PATCH makes every body member optional and drops its default, PUT a defaulted one (absent means
+ * unchanged, so neither the document nor validation fills one in). As in chanfana, `before` and `update` get `filters.updatedData`
  * as a copy of the fetched object with the members the client sent applied, so storing it as the
  * record keeps every member the client did not send; `oldObj` itself is left as fetched. A model its
  * members cannot decide alone (a check over the object, another library's model) validates the fetched
@@ -46,7 +46,7 @@ export class UpdateEndpoint<HandleArgs extends Array<object> = any> extends Mode
     return this.describeEndpoint({
       status: "200",
       description: "The updated object",
-      request: { body: contentJson(this.params?.method === "patch" ? patchFields(body) : body) },
+      request: { body: contentJson(this.params?.method === "patch" ? patchFields(body) : putFields(body)) },
       conditional: { kind: "write", etag: true },
     });
   }

@@ -4,6 +4,7 @@ import {
   type ColumnKind,
   type FieldKind,
   type FileConstraints,
+  type JsonParts,
   OWN_SEAM,
   type SchemaSeam,
   type SchemaTarget,
@@ -434,10 +435,22 @@ export const composedSeam: SchemaSeam<Schema> = {
     if (node.kind === "array") return { scalar: nodeOf(schema).members.fieldKind(node.item).scalar, array: true };
     return { scalar: "string", array: false };
   },
-  arrayElement(schema) {
-    const { node } = nodeOf(schema);
-    if (node.kind === "wrap") return nodeOf(schema).members.arrayElement(node.inner);
-    return node.kind === "array" ? node.item : null;
+  jsonParts(schema): JsonParts<Schema> | null {
+    const { node, members } = nodeOf(schema);
+    switch (node.kind) {
+      case "wrap":
+        return members.jsonParts(node.inner);
+      case "object":
+        return { kind: "object", members: node.members, rest: null };
+      case "alongside":
+        return { kind: "object", members: { ...node.extra, ...members.objectShape(node.whole) }, rest: null };
+      case "array":
+        return { kind: "array", prefix: [], rest: node.item };
+      case "either":
+        return { kind: "union", options: [node.object, node.array] };
+      default:
+        return null;
+    }
   },
   fileConstraints(schema): FileConstraints | null {
     const { node } = nodeOf(schema);

@@ -27,6 +27,18 @@ export interface FieldKind {
   array: boolean;
 }
 
+/**
+ * How a JSON value of a schema holds other values, for what walks a request's JSON by its schema: an
+ * object's members (and `rest`, the schema of its other keys' values: a record's, a catchall), an
+ * array's items (a tuple's `prefix`, then `rest`), a union's options, or an intersection's parts (each
+ * holding the same value).
+ */
+export type JsonParts<S> =
+  | { kind: "object"; members: Readonly<Record<string, S>>; rest: S | null }
+  | { kind: "array"; prefix: readonly S[]; rest: S | null }
+  | { kind: "union"; options: readonly S[] }
+  | { kind: "all"; parts: readonly S[] };
+
 /** What a file field declares: its largest size in bytes and its accepted media types. */
 export interface FileConstraints {
   maxSize?: number;
@@ -71,8 +83,8 @@ export interface SchemaSeam<S> {
   mayBeNull(schema: S): boolean;
   /** How a field read from a URL, header or cookie is coerced; unknown shapes stay strings. */
   fieldKind(schema: S): FieldKind;
-  /** The item schema of an array schema (looking through wrappers on the input side), or null. */
-  arrayElement(schema: S): S | null;
+  /** How a JSON value of the schema holds other values (input side, through wrappers), or null for a leaf. */
+  jsonParts(schema: S): JsonParts<S> | null;
   /** The constraints of a file field (or an array of files), or null when the field holds no files. */
   fileConstraints(schema: S): FileConstraints | null;
   /** What a stored field's value is turned back into (its output side). */

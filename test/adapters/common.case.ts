@@ -195,6 +195,84 @@ class EchoDated extends OpenAPIRoute {
   }
 }
 
+/** Headers and cookies read through schemas with no members to name them: a record and a union. */
+class OpaqueParts extends OpenAPIRoute {
+  schema = {
+    request: {
+      headers: z.union([z.object({ "x-a": z.string() }), z.object({ "x-b": z.string() })]),
+      cookies: z.record(z.string(), z.string()),
+    },
+    responses: {},
+  };
+  async handle() {
+    return await this.getValidatedData();
+  }
+}
+
+class AllHeaders extends OpenAPIRoute {
+  schema = { request: { headers: z.record(z.string(), z.string()) }, responses: {} };
+  async handle() {
+    return (await this.getValidatedData()).headers;
+  }
+}
+
+type Reply = { at: Date; replies?: Reply[]; parent?: Reply };
+const Reply: z.ZodType<Reply> = z.lazy(() =>
+  z.object({ at: z.date(), replies: z.array(Reply).optional(), parent: Reply.optional() }),
+);
+const at = "2026-12-04T19:00:00Z";
+const atOut = "2026-12-04T19:00:00.000Z";
+
+/** Body schemas that hold dates and bigints below unions, records, tuples and themselves: what each is sent, and answers. */
+const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unknown }> = {
+  recursive: {
+    schema: Reply,
+    sent: { at, replies: [{ at, parent: { at } }], parent: { at } },
+    read: { at: atOut, replies: [{ at: atOut, parent: { at: atOut } }], parent: { at: atOut } },
+  },
+  discriminated: {
+    schema: z.discriminatedUnion("k", [
+      z.object({ k: z.literal("a"), at: z.date() }),
+      z.object({ k: z.literal("b"), n: z.bigint() }),
+    ]),
+    sent: { k: "b", n: 5 },
+    read: { k: "b", n: 5 },
+  },
+  bulk: {
+    schema: z.union([z.object({ at: z.date() }), z.array(z.object({ at: z.date() }))]),
+    sent: [{ at }, { at }],
+    read: [{ at: atOut }, { at: atOut }],
+  },
+  record: { schema: z.record(z.string(), z.bigint()), sent: { a: 1, b: "2" }, read: { a: 1, b: 2 } },
+  tuple: { schema: z.tuple([z.date(), z.bigint()]), sent: [at, 3], read: [atOut, 3] },
+  intersection: {
+    schema: z.intersection(z.object({ at: z.date() }), z.object({ n: z.bigint() })),
+    sent: { at, n: "4" },
+    read: { at: atOut, n: 4 },
+  },
+  catchall: {
+    schema: z.object({ a: z.string() }).catchall(z.date()),
+    sent: { a: "x", b: at },
+    read: { a: "x", b: atOut },
+  },
+  // A number can only be the bigint; digits stay the string the other option takes.
+  "bigint-or-string": {
+    schema: z.object({ v: z.bigint().or(z.string()), w: z.bigint().or(z.string()) }),
+    sent: { v: 5, w: "5" },
+    read: { v: 5, w: "5" },
+  },
+};
+
+/** A route whose body is `shape`, answering what it validated. */
+function shapeRoute(shape: z.ZodType) {
+  return class EchoShape extends OpenAPIRoute {
+    schema = { request: { body: contentJson(shape) }, responses: {} };
+    async handle() {
+      return (await this.getValidatedData()).body;
+    }
+  };
+}
+
 async function json(response: Response): Promise<any> {
   return JSON.parse(await response.text());
 }
@@ -207,6 +285,8 @@ export function runCommonSuite(harness: AdapterHarness): void {
     router.get("/coerce", Coerce);
     router.get("/slugs/:slug", Slug);
     router.get("/padded/:id", Padded);
+    router.get("/opaque", OpaqueParts);
+    router.get("/all-headers", AllHeaders);
 
     const validTask = { title: "Write docs", email: "a@b.co", priority: 3, status: "open" };
     const send = (body: unknown, headers: Record<string, string> = { "x-api-key": "k1" }, path = "/projects/7/tasks") =>
@@ -245,6 +325,21 @@ export function runCommonSuite(harness: AdapterHarness): void {
         ]),
       );
       expect(body.errors.every((e: { code: number }) => e.code === 7001)).toBe(true);
+    });
+
+    it("reads every header and cookie for a schema that names none (a record, a union), header names in lower case", async () => {
+      const cookie = "session=abc; theme=dark";
+      const viaA = await request("/opaque", { headers: { "X-A": "1", cookie } });
+      expect(viaA.status).toBe(200);
+      expect(await json(viaA)).toEqual({ headers: { "x-a": "1" }, cookies: { session: "abc", theme: "dark" } });
+      expect((await json(await request("/opaque", { headers: { "x-b": "2" } }))).headers).toEqual({ "x-b": "2" });
+      const neither = await request("/opaque", { headers: { "x-c": "3" } });
+      expect(neither.status).toBe(400);
+      expect((await json(neither)).errors[0].path).toEqual(["headers"]);
+      expect(await json(await request("/all-headers", { headers: { "X-Trace": "t", "x-other": "o" } }))).toMatchObject({
+        "x-trace": "t",
+        "x-other": "o",
+      });
     });
 
     it("coerces numbers, integers, booleans in any case, bigints, dates, arrays and enums", async () => {
@@ -422,6 +517,29 @@ export function runCommonSuite(harness: AdapterHarness): void {
       expect((await json(await post({ n: 5, at: "2026-12-04T19:00:00Z", inner: { when: null } }))).n).toBe(5);
       const widest = await post({ n: `-${"9".repeat(64)}`, at: "2026-12-04T19:00:00Z" });
       expect(await widest.text()).toContain(`"n":-${"9".repeat(64)},`);
+    });
+
+    for (const [name, shape] of Object.entries(DATED_SHAPES)) router.post(`/shapes/${name}`, shapeRoute(shape.schema));
+
+    it.each(Object.keys(DATED_SHAPES))("converts what a %s body holds, as its schema declares", async (name) => {
+      const { sent, read } = DATED_SHAPES[name]!;
+      const response = await request(`/shapes/${name}`, jsonBody(sent));
+      expect(response.status).toBe(200);
+      expect(await json(response)).toEqual(read);
+    });
+
+    it("refuses a date-time whose day or time does not exist, or a leap second a Date cannot hold; takes a leap day", async () => {
+      for (const refused of [
+        "2026-02-30T00:00:00Z",
+        "2026-12-31T24:00:00Z",
+        "2026-12-31T23:59:60Z",
+        "2026-12-04T19:00:00+24:00",
+      ]) {
+        const response = await post({ n: 1, at: refused });
+        expect(response.status, refused).toBe(400);
+        expect((await json(response)).errors[0].path, refused).toEqual(["body", "at"]);
+      }
+      expect((await json(await post({ n: 1, at: "2024-02-29T00:00:00+05:30" }))).at).toBe("2024-02-28T18:30:00.000Z");
     });
 
     it("refuses what is no date-time or integer with a 400 naming the field", async () => {

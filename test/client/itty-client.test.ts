@@ -72,13 +72,26 @@ class Subscribe extends OpenAPIRoute {
   }
 }
 
+/** A JSON body with a bigint and a date, answered as validated. */
+class Stamp extends OpenAPIRoute {
+  schema = {
+    request: { body: contentJson(z.object({ id: z.bigint(), at: z.date() })) },
+    responses: {},
+  };
+  async handle() {
+    const { body } = await this.getValidatedData();
+    return { id: String(body.id), at: body.at.toISOString() };
+  }
+}
+
 function ittyApi() {
   return fromIttyRouter(AutoRouter(), { errorFormat: "problem" })
     .post("/projects", CreateProject)
     .get("/projects", ListProjects)
     .get("/projects/:id", GetProject)
     .get("/echo/:name", Echo)
-    .post("/subscribe", Subscribe);
+    .post("/subscribe", Subscribe)
+    .post("/stamps", Stamp);
 }
 type IttyApi = ReturnType<typeof ittyApi>;
 
@@ -122,6 +135,13 @@ describe("createClient over an itty-router router", () => {
       { headers: { "x-trace": "from-init" } },
     );
     expect(overridden.ok && overridden.data.trace).toBe("from-init");
+  });
+
+  it("sends a bigint past 2^53 and a Date in a JSON body as the route reads them", async () => {
+    const api = createClient<IttyApi>(served.origin);
+    const at = new Date("2026-12-04T19:00:00.000Z");
+    const stamped = await api.post("/stamps", { json: { id: 2n ** 53n + 1n, at } });
+    expect(stamped.ok && stamped.data).toEqual({ id: "9007199254740993", at: "2026-12-04T19:00:00.000Z" });
   });
 
   it("sends a URL-encoded form", async () => {

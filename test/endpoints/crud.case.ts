@@ -339,6 +339,17 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
       expect((await json(full)).result).toEqual({ id: 1, name: "Gamma", budget: 7 });
     });
 
+    it("PUT keeps a member the client leaves out, one with a default too, and documents no default for it", async () => {
+      await createProject("Alpha", 50);
+      const kept = await app.request("/projects/1", jsonBody({ name: "Gamma" }, { method: "PUT" }));
+      expect((await json(kept)).result).toEqual({ id: 1, name: "Gamma", budget: 50 });
+      const document = await json(await app.request("/openapi.json"));
+      const body = document.paths["/projects/{id}"].put.requestBody.content["application/json"].schema;
+      const members = body.properties ?? document.components.schemas[body.$ref.split("/").pop()].properties;
+      expect(members.budget).not.toHaveProperty("default");
+      expect(body.required ?? []).not.toContain("budget");
+    });
+
     it("updating or deleting a missing object is a 404 and changes nothing", async () => {
       await createProject("Alpha");
       expect((await app.request("/projects/9", jsonBody({ name: "X" }, { method: "PATCH" }))).status).toBe(404);
@@ -545,7 +556,9 @@ export function runCrudSuite(harness: AdapterHarness, backend: CrudBackend, mode
         expect(JSON.stringify(doc.paths[path].patch.requestBody), path).not.toContain('"default"');
       }
       // ArkType's own input JSON Schema leaves defaults out; specroute reads them from the type's props.
-      expect(JSON.stringify(doc.paths["/projects/{id}"].put.requestBody)).toContain('"default":0');
+      expect(JSON.stringify(doc.paths["/projects"].post.requestBody)).toContain('"default":0');
+      // A PUT keeps what it is not sent, so it documents no default either.
+      expect(JSON.stringify(doc.paths["/projects/{id}"].put.requestBody)).not.toContain('"default"');
       expect(doc.paths["/projects/{id}"].put.requestBody.content["application/json"].schema.required).toEqual(["name"]);
       expect(Object.keys(doc.paths["/projects"].post.responses)).toEqual(["201", "400", "413", "415"]);
       expect(await documentErrors(doc)).toBeNull();

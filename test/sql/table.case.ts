@@ -144,6 +144,15 @@ export function describeTableSuite(engine: EngineUnderTest): void {
         if (engine.family !== "postgres") expect([typeof raw!.m, typeof raw!.c]).toEqual(["number", "number"]);
       });
 
+      it("refuses a bigint past 64 bits as a value that does not fit its column; a filter by one finds nothing or is refused", async () => {
+        const error = await big.insert(driver, { id: 3, n: 2n ** 64n, m: 1 }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(InvalidValueError);
+        expect((error as Error).message).toBe("A value does not fit its column");
+        // MySQL compares the text as a number and matches no row; SQLite's clients and PostgreSQL refuse it.
+        const found = await big.selectOne(driver, [eq("n", -(2n ** 64n))]).catch((caught: unknown) => caught);
+        if (found !== null) expect(found).toBeInstanceOf(InvalidValueError);
+      });
+
       it("inserts a row given its primary key", async () => {
         const row = await writes.insert(driver, { id: 9000, name: "explicit", group: "g" });
         expect(row).toMatchObject({ id: 9000, name: "explicit", price: 0 });

@@ -137,19 +137,28 @@ class MapSource implements Source {
   }
 }
 
-/** Cookies: only the declared ones are read, as from headers. */
+/** Cookies by their declared name; an opaque schema (a record, a union) reads every cookie. */
 class CookieSource implements Source {
   constructor(private readonly cookies: ReadonlyMap<string, string>) {}
   value(key: string): unknown {
     return this.cookies.get(key) ?? null;
   }
+  keys(): Iterable<string> {
+    return this.cookies.keys();
+  }
 }
 
-/** Headers by their declared name, looked up case-insensitively as HTTP has them. */
+/**
+ * Headers by their declared name, looked up case-insensitively as HTTP has them; an opaque schema (a
+ * record, a union) reads every header, under its lower-case name.
+ */
 class HeaderSource implements Source {
   constructor(private readonly incoming: IncomingRequest) {}
   value(key: string): unknown {
     return this.incoming.header(key.toLowerCase());
+  }
+  keys(): Iterable<string> {
+    return this.incoming.request.headers.keys();
   }
 }
 

@@ -224,7 +224,7 @@ export const standardSeam: SchemaSeam<StandardNode> = {
   mayBeNull,
   fieldKind,
   // A Standard Schema's JSON values are what its JSON Schema says: no member needs a Date or bigint made of one.
-  arrayElement: () => null,
+  jsonParts: () => null,
   fileConstraints: () => null,
   columnKind,
   isOrderable,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ColumnKind, FieldKind, FileConstraints, ScalarKind, UnwrapSide } from "../seam";
+import type { ColumnKind, FieldKind, FileConstraints, JsonParts, ScalarKind, UnwrapSide } from "../seam";
 
 /*
  * What specroute reads of a zod v4 schema's internals (`_zod.def`, `_zod.optin`/`optout`), in one file.
@@ -42,7 +42,8 @@ function inner(schema: z.ZodType, side: UnwrapSide): z.ZodType | undefined {
   const def = defOf(schema);
   if (WRAPPERS.has(def.type)) return def.innerType;
   if (side === "wrappers") return undefined;
-  if (def.type === "lazy") return def.getter();
+  // zod keeps what a lazy resolves to (`_zod.innerType`): one schema each time, so a walk of a recursive one ends.
+  if (def.type === "lazy") return (schema._zod as { innerType?: z.ZodType }).innerType ?? def.getter();
   if (def.type === "pipe") return side === "input" ? def.in : def.out;
   return undefined;
 }
@@ -161,10 +162,31 @@ export function mayBeNull(schema: z.ZodType): boolean {
   return false;
 }
 
-/** The item schema of an array schema (looking through wrappers, pipes and lazies on the input side), or null. */
-export function arrayElement(schema: z.ZodType): z.ZodType | null {
+// A catchall that lets any value through holds nothing to walk.
+const OPEN_CATCHALLS = new Set(["never", "unknown", "any"]);
+
+/** How a JSON value of the schema holds other values (input side, through wrappers, pipes and lazies), or null. */
+export function jsonParts(schema: z.ZodType): JsonParts<z.ZodType> | null {
   const def = defOf(unwrap(schema, "input"));
-  return def.type === "array" ? (def.element as z.ZodType) : null;
+  switch (def.type) {
+    case "object": {
+      const catchall = def.catchall as z.ZodType | undefined;
+      const rest = catchall && !OPEN_CATCHALLS.has(defOf(catchall).type) ? catchall : null;
+      return { kind: "object", members: def.shape as Record<string, z.ZodType>, rest };
+    }
+    case "record":
+      return { kind: "object", members: {}, rest: def.valueType as z.ZodType };
+    case "array":
+      return { kind: "array", prefix: [], rest: def.element as z.ZodType };
+    case "tuple":
+      return { kind: "array", prefix: def.items as z.ZodType[], rest: (def.rest as z.ZodType | null) ?? null };
+    case "union":
+      return { kind: "union", options: def.options as z.ZodType[] };
+    case "intersection":
+      return { kind: "all", parts: [def.left as z.ZodType, def.right as z.ZodType] };
+    default:
+      return null;
+  }
 }
 
 /** The constraints of a file field (or an array of files), or null when the field holds no files. */

@@ -2,13 +2,13 @@ import type { z } from "zod";
 import type { SchemaSeam } from "../seam";
 import {
   acceptsUndefined,
-  arrayElement,
   columnKind,
   fieldKind,
   fileConstraints,
   isAsyncParseError,
   isOrderable,
   isSchema,
+  jsonParts,
   mayBeNull,
   mayOutputUndefined,
   objectShape,
@@ -30,7 +30,7 @@ export const zodSeam: SchemaSeam<z.ZodType> = {
   mayOutputUndefined,
   mayBeNull,
   fieldKind,
-  arrayElement,
+  jsonParts,
   fileConstraints,
   columnKind,
   isOrderable,

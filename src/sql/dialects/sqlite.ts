@@ -27,6 +27,15 @@ export function sqliteUniqueViolation(error: unknown): UniqueViolation | null {
  * @example
  * const driver = betterSqlite3Driver(db) // uses sqliteDialect
  */
+// A bigint past 64 bits, which better-sqlite3, node:sqlite and bun:sqlite each refuse to bind.
+const TOO_BIG = /bigint is too big|BigInt value is too large|BigInt value '-?\d+' is out of range/;
+
+/** Whether the client refused a value its column cannot hold: the client's bad value, not the server's fault. */
+function sqliteDataException(error: unknown): boolean {
+  for (const link of errorChain(error)) if (typeof link.message === "string" && TOO_BIG.test(link.message)) return true;
+  return false;
+}
+
 // Alike the other dialects on purpose (postgres.ts, mysql.ts): each is the same Dialect members, only their values differ.
 export const sqliteDialect: Dialect = {
   name: "sqlite",
@@ -41,6 +50,7 @@ export const sqliteDialect: Dialect = {
   limitOffset: (limit, offset, bind) => `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`,
   limit: (limit, bind) => `LIMIT ${bind(limit)}`,
   uniqueViolation: sqliteUniqueViolation,
+  dataException: sqliteDataException,
   // BINARY whatever the column's collation (NOCASE would let a change of case pass as unchanged).
   sameValue: (column, placeholder) => `${column} = ${placeholder} COLLATE BINARY`,
   tables: {
