@@ -32,7 +32,8 @@ export function nodeRequestOf(env: unknown, request: Request): NodeIncomingMessa
 
 /** A header of the Node request by lower-case name, as a fetch Headers would give it; null when absent. */
 export function nodeHeader(incoming: NodeIncomingMessage, name: string): string | null {
-  const value = incoming.headers[name];
+  // Own headers only: a header named `__proto__` must not read the object's prototype.
+  const value = Object.hasOwn(incoming.headers, name) ? incoming.headers[name] : undefined;
   if (value === undefined) return null;
   return typeof value === "string" ? value : value.join(name === "cookie" ? "; " : ", ");
 }

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { Hono } from "hono";
 import { Router } from "itty-router";
 import { afterAll, describe, expect, it } from "vitest";
@@ -88,4 +89,41 @@ describe("the Node request under @hono/node-server's own Request", () => {
       expect(await (await send(direct, "client", "hi")).json()).toEqual({ tenant: "client", title: "hi" });
     });
   }
+});
+
+/** Every header, through a schema that names none. */
+class AllHeaders extends OpenAPIRoute {
+  schema = { request: { headers: z.record(z.string(), z.string()) }, responses: {} };
+  async handle() {
+    return (await this.getValidatedData()).headers;
+  }
+}
+
+/** One raw request, written as a client may write it (a header fetch would not send as sent), and its answer. */
+function rawGet(origin: string, path: string, headerLines: string[]): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headerLines.join("\r\n")}\r\n\r\n`),
+    );
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => (text += chunk));
+    socket.on("error", reject);
+    socket.on("end", () =>
+      resolve({ status: Number(text.split(" ")[1]), body: text.slice(text.indexOf("\r\n\r\n") + 4) }),
+    );
+  });
+}
+
+describe("a header named __proto__ on the Node request", () => {
+  it("is no header: a schema that reads every header still answers 200, without it", async () => {
+    const app = new Hono();
+    fromHono(app).get("/all", AllHeaders);
+    const origin = await listen((request, env) => app.fetch(request, env));
+    const answer = await rawGet(origin, "/all", ["__proto__: x", "X-Kept: 1"]);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('"x-kept":"1"');
+    expect(answer.body).not.toContain("__proto__");
+  });
 });

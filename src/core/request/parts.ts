@@ -191,6 +191,8 @@ function extractFields(
   const out: Record<string, unknown> = {};
   if (part.fields === null) {
     for (const key of source.keys?.() ?? []) {
+      // A name that would set the object's prototype instead of a member is no value to hand on.
+      if (key === "__proto__") continue;
       const value = source.value(key);
       out[key] = Array.isArray(value) ? value[0] : value;
     }
