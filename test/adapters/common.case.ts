@@ -220,6 +220,16 @@ type Reply = { at: Date; replies?: Reply[]; parent?: Reply };
 const Reply: z.ZodType<Reply> = z.lazy(() =>
   z.object({ at: z.date(), replies: z.array(Reply).optional(), parent: Reply.optional() }),
 );
+/** A tree whose nodes are a union: each level's options hold the level below. */
+type Tree = { kind: "group"; children: Tree[]; at?: Date } | { kind: "item"; children?: Tree[]; at: Date };
+const Tree: z.ZodType<Tree> = z.lazy(() =>
+  z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("group"), children: z.array(Tree), at: z.date().optional() }),
+    z.object({ kind: z.literal("item"), children: z.array(Tree).optional(), at: z.date() }),
+  ]),
+);
+/** A lazy that builds a new schema on every call: no end to its depth. */
+const endless = (): z.ZodType => z.object({ child: z.lazy(endless).optional(), s: z.string().optional() });
 const at = "2026-12-04T19:00:00Z";
 const atOut = "2026-12-04T19:00:00.000Z";
 
@@ -255,6 +265,36 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     sent: { a: "x", b: at },
     read: { a: "x", b: atOut },
   },
+  // 60 levels of a union of two: each value is visited once, not once per option and level.
+  "recursive-union": {
+    schema: Tree,
+    sent: nested(60, { kind: "item", at }, (inner) => ({ kind: "group", children: [inner], at })),
+    read: nested(60, { kind: "item", at: atOut }, (inner) => ({ kind: "group", children: [inner], at: atOut })),
+  },
+  // Where the options disagree (a string here, a date there), the text stays the string the first takes.
+  "disagreeing-options": {
+    schema: z.discriminatedUnion("type", [
+      z.object({ type: z.literal("s"), v: z.string() }),
+      z.object({ type: z.literal("d"), v: z.date() }),
+    ]),
+    sent: { type: "s", v: at },
+    read: { type: "s", v: at },
+  },
+  "number-or-bigint-option": {
+    schema: z.discriminatedUnion("type", [
+      z.object({ type: z.literal("n"), v: z.number() }),
+      z.object({ type: z.literal("b"), v: z.bigint() }),
+    ]),
+    sent: { type: "n", v: 5 },
+    read: { type: "n", v: 5 },
+  },
+  "arrays-of-either": { schema: z.union([z.array(z.string()), z.array(z.date())]), sent: [at], read: [at] },
+  "tuples-of-either": {
+    schema: z.tuple([z.string(), z.string()]).or(z.tuple([z.date()])),
+    sent: [at, "x"],
+    read: [at, "x"],
+  },
+  endless: { schema: endless(), sent: { child: { child: { s: "x" } } }, read: { child: { child: { s: "x" } } } },
   // A number can only be the bigint; digits stay the string the other option takes.
   "bigint-or-string": {
     schema: z.object({ v: z.bigint().or(z.string()), w: z.bigint().or(z.string()) }),
@@ -262,6 +302,13 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     read: { v: 5, w: "5" },
   },
 };
+
+/** `leaf` wrapped `depth` times by `wrap`. */
+function nested(depth: number, leaf: unknown, wrap: (inner: unknown) => unknown): unknown {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = wrap(value);
+  return value;
+}
 
 /** A route whose body is `shape`, answering what it validated. */
 function shapeRoute(shape: z.ZodType) {
@@ -534,6 +581,8 @@ export function runCommonSuite(harness: AdapterHarness): void {
         "2026-12-31T24:00:00Z",
         "2026-12-31T23:59:60Z",
         "2026-12-04T19:00:00+24:00",
+        // The year 10000 in UTC, which no RFC 3339 text can write back.
+        "9999-12-31T23:59:59-23:59",
       ]) {
         const response = await post({ n: 1, at: refused });
         expect(response.status, refused).toBe(400);
