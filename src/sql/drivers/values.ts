@@ -37,5 +37,6 @@ export function narrowInteger(value: number | bigint): number | bigint {
   return typeof value === "bigint" && value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const MIN_SAFE = -MAX_SAFE;
+// Literals, not BigInt(Number.MAX_SAFE_INTEGER): a call at the top would keep this module in every bundle.
+const MAX_SAFE = 9007199254740991n;
+const MIN_SAFE = -9007199254740991n;
