@@ -106,8 +106,7 @@ export function createClient<R>(baseUrl: string, options: ClientOptions = {}): C
     for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
     let body: BodyInit | undefined;
     if (input.json !== undefined) {
-      // A bigint goes as its digits, which a server of the route reads as the bigint (JSON.stringify refuses one).
-      body = JSON.stringify(input.json, (_key, value) => (typeof value === "bigint" ? String(value) : value));
+      body = JSON.stringify(input.json, bigintAsJson);
       headers.set("content-type", "application/json");
     } else if (input.form) {
       body = new URLSearchParams(formEntries(input.form) as Array<[string, string]>);
@@ -338,4 +337,15 @@ async function readBody(response: Response): Promise<unknown> {
   if (text === "") return null;
   const type = response.headers.get("content-type") ?? "";
   return /[/+]json\b/i.test(type) ? JSON.parse(text) : text;
+}
+
+const MAX_SAFE = 9007199254740991n;
+
+/**
+ * A bigint as the route reads one (JSON.stringify refuses them): the JSON integer its document shows
+ * while a number holds it exactly, its decimal digits past that (what a JSON number would round).
+ */
+function bigintAsJson(_key: string, value: unknown): unknown {
+  if (typeof value !== "bigint") return value;
+  return value >= -MAX_SAFE && value <= MAX_SAFE ? Number(value) : String(value);
 }

@@ -75,12 +75,12 @@ class Subscribe extends OpenAPIRoute {
 /** A JSON body with a bigint and a date, answered as validated. */
 class Stamp extends OpenAPIRoute {
   schema = {
-    request: { body: contentJson(z.object({ id: z.bigint(), at: z.date() })) },
+    request: { body: contentJson(z.object({ id: z.bigint(), at: z.date(), limit: z.bigint().or(z.literal("none")) })) },
     responses: {},
   };
   async handle() {
     const { body } = await this.getValidatedData();
-    return { id: String(body.id), at: body.at.toISOString() };
+    return { id: String(body.id), at: body.at.toISOString(), limit: String(body.limit) };
   }
 }
 
@@ -140,8 +140,9 @@ describe("createClient over an itty-router router", () => {
   it("sends a bigint past 2^53 and a Date in a JSON body as the route reads them", async () => {
     const api = createClient<IttyApi>(served.origin);
     const at = new Date("2026-12-04T19:00:00.000Z");
-    const stamped = await api.post("/stamps", { json: { id: 2n ** 53n + 1n, at } });
-    expect(stamped.ok && stamped.data).toEqual({ id: "9007199254740993", at: "2026-12-04T19:00:00.000Z" });
+    // Past 2^53 as digits; within it as the JSON integer, which a union with a string option reads too.
+    const stamped = await api.post("/stamps", { json: { id: 2n ** 53n + 1n, at, limit: 7n } });
+    expect(stamped.ok && stamped.data).toEqual({ id: "9007199254740993", at: "2026-12-04T19:00:00.000Z", limit: "7" });
   });
 
   it("sends a URL-encoded form", async () => {
