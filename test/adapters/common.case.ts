@@ -228,6 +228,15 @@ const Tree: z.ZodType<Tree> = z.lazy(() =>
     z.object({ kind: z.literal("item"), children: z.array(Tree).optional(), at: z.date() }),
   ]),
 );
+/** An expression: a literal bigint, or the negation of an expression (a union that holds itself). */
+type Expr = { op: "lit"; value: bigint } | { op: "neg"; value: Expr };
+const Expr: z.ZodType<Expr> = z.lazy(() =>
+  z.union([z.object({ op: z.literal("lit"), value: z.bigint() }), z.object({ op: z.literal("neg"), value: Expr })]),
+);
+const stringOrDate = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("s"), v: z.string() }),
+  z.object({ type: z.literal("d"), v: z.date() }),
+]);
 /** A lazy that builds a new schema on every call: no end to its depth. */
 const endless = (): z.ZodType => z.object({ child: z.lazy(endless).optional(), s: z.string().optional() });
 const at = "2026-12-04T19:00:00Z";
@@ -271,14 +280,29 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     sent: nested(60, { kind: "item", at }, (inner) => ({ kind: "group", children: [inner], at })),
     read: nested(60, { kind: "item", at: atOut }, (inner) => ({ kind: "group", children: [inner], at: atOut })),
   },
-  // Where the options disagree (a string here, a date there), the text stays the string the first takes.
-  "disagreeing-options": {
-    schema: z.discriminatedUnion("type", [
-      z.object({ type: z.literal("s"), v: z.string() }),
-      z.object({ type: z.literal("d"), v: z.date() }),
-    ]),
-    sent: { type: "s", v: at },
-    read: { type: "s", v: at },
+  // What the schema accepts as sent keeps its meaning; where it refuses, the option the body is for reads it.
+  "string-option": { schema: stringOrDate, sent: { type: "s", v: at }, read: { type: "s", v: at } },
+  "date-option": { schema: stringOrDate, sent: { type: "d", v: at }, read: { type: "d", v: atOut } },
+  expression: {
+    schema: Expr,
+    sent: { op: "neg", value: { op: "neg", value: { op: "lit", value: "9007199254740993" } } },
+    read: { op: "neg", value: { op: "neg", value: { op: "lit", value: 9007199254740993 } } },
+  },
+  "intersection-with-record": {
+    schema: z.intersection(z.object({ at: z.date() }), z.record(z.string(), z.unknown())),
+    sent: { at },
+    read: { at: atOut },
+  },
+  "bigint-or-zero": { schema: z.object({ v: z.union([z.bigint(), z.literal(0)]) }), sent: { v: 5 }, read: { v: 5 } },
+  "bigint-or-text": {
+    schema: z.object({ v: z.union([z.bigint(), z.string().transform((text) => `text ${text}`)]) }),
+    sent: { v: "12" },
+    read: { v: "text 12" },
+  },
+  preprocessed: {
+    schema: z.object({ v: z.preprocess((x) => (typeof x === "string" ? x.trim() : x), z.date()) }),
+    sent: { v: at },
+    read: { v: atOut },
   },
   "number-or-bigint-option": {
     schema: z.discriminatedUnion("type", [
