@@ -36,7 +36,12 @@ export interface FieldKind {
 export type JsonParts<S> =
   | { kind: "object"; members: Readonly<Record<string, S>>; rest: S | null }
   | { kind: "array"; prefix: readonly S[]; rest: S | null }
-  | { kind: "union"; options: readonly S[] }
+  | {
+      kind: "union";
+      options: readonly S[];
+      /** A discriminated union's member, and the values of it each option takes (in the options' order). */
+      discriminator?: { key: string; values: readonly (readonly unknown[])[] };
+    }
   | { kind: "all"; parts: readonly S[] };
 
 /** What a file field declares: its largest size in bytes and its accepted media types. */

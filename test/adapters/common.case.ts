@@ -285,8 +285,8 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
   "date-option": { schema: stringOrDate, sent: { type: "d", v: at }, read: { type: "d", v: atOut } },
   expression: {
     schema: Expr,
-    sent: { op: "neg", value: { op: "neg", value: { op: "lit", value: "9007199254740993" } } },
-    read: { op: "neg", value: { op: "neg", value: { op: "lit", value: 9007199254740993 } } },
+    sent: { op: "neg", value: { op: "neg", value: { op: "lit", value: "1234567890123" } } },
+    read: { op: "neg", value: { op: "neg", value: { op: "lit", value: 1234567890123 } } },
   },
   "intersection-with-record": {
     schema: z.intersection(z.object({ at: z.date() }), z.record(z.string(), z.unknown())),
@@ -294,6 +294,17 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     read: { at: atOut },
   },
   "bigint-or-zero": { schema: z.object({ v: z.union([z.bigint(), z.literal(0)]) }), sent: { v: 5 }, read: { v: 5 } },
+  // A literal takes only its own value: the date-time is the date's.
+  "date-or-now": {
+    schema: z.object({ v: z.union([z.date(), z.literal("now")]), w: z.union([z.date(), z.literal("now")]) }),
+    sent: { v: at, w: "now" },
+    read: { v: atOut, w: "now" },
+  },
+  "bigint-or-none": {
+    schema: z.object({ v: z.union([z.bigint(), z.literal("none")]), w: z.union([z.bigint(), z.literal("none")]) }),
+    sent: { v: 5, w: "none" },
+    read: { v: 5, w: "none" },
+  },
   "bigint-or-text": {
     schema: z.object({ v: z.union([z.bigint(), z.string().transform((text) => `text ${text}`)]) }),
     sent: { v: "12" },

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { type FileConstraints, type ScalarKind, type StandardJsonSchema, seam, standardSchemaOf } from "../../schema";
 import { essenceOf, isJsonEssence, TEXT_PLAIN, wildcardMatches } from "../media-type";
 import type { OpenAPIRouteSchema } from "../schema-types";
-import { holdsDatesOrBigints } from "./json-values";
+import { type JsonValues, jsonValues } from "./json-values";
 
 /** How a body of one media type is read: JSON, a URL-encoded form, or multipart form data. */
 type MediaKind = "json" | "form" | "multipart";
@@ -36,8 +36,8 @@ export interface MediaPlan {
   /** The same members by name, for the multipart reader's per-part limits. */
   fieldsByName: ReadonlyMap<string, FormField>;
   known: ReadonlySet<string>;
-  /** Whether a JSON body's refused date-time and integer members are converted to the Dates and bigints its schema parses. */
-  convertsJson: boolean;
+  /** For a JSON body, what turns its date-time and integer members into the Dates and bigints its schema parses; else null. */
+  jsonValues: JsonValues | null;
 }
 
 /** Every media type a route's body may come in. */
@@ -100,7 +100,7 @@ export function compileBodyPlan(schema: OpenAPIRouteSchema): BodyPlan | null {
       fields,
       fieldsByName: new Map(fields?.map((field) => [field.key, field])),
       known: new Set(fields?.map((field) => field.key) ?? []),
-      convertsJson: kind === "json" && !plain && holdsDatesOrBigints(schema),
+      jsonValues: kind === "json" && !plain ? jsonValues(schema) : null,
     });
   }
   if (!media.some((plan) => plan.kind !== null)) return null;

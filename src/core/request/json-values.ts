@@ -1,137 +1,267 @@
 // JSON has no Date and no bigint, so a JSON body's `z.date()` and `z.bigint()` members arrive as what the
-// document says they are (a date-time string, an integer). The body is parsed as sent first: what the
-// schema accepts so keeps its meaning. Where it refuses a string or a number for a date or a bigint, that
-// value is converted and the body parsed again; inside a union, the first option all of whose refusals
-// are such values decides, as zod's union takes its first option that passes.
+// document says they are (a date-time string, an integer): this turns them into what the schema parses,
+// before it parses once. The plan is made once per body schema; one without such members has none.
 import type { z } from "zod";
 import { seam } from "../../schema";
 import { bigintOf } from "./coerce";
 
-/** What zod reports of a refused value, as far as a conversion reads it. */
-interface Issue {
-  readonly code: string;
-  readonly path: readonly PropertyKey[];
-  readonly expected?: unknown;
-  /** A union's: each option's own issues, their paths from the union's value. */
-  readonly errors?: readonly (readonly Issue[])[];
+/** Turns a parsed JSON body's date and bigint members into Dates and bigints, in place. */
+export type JsonValues = (value: unknown) => unknown;
+
+/** What a JSON string (or number) at a leaf is read as: a Date or a bigint, as sent, or null where the leaf takes none. */
+type Reading = "date" | "bigint" | "keep" | null;
+
+/**
+ * One schema's step of the walk; schemas may hold themselves (`z.lazy`), so steps form a graph, one per
+ * schema. A union's options are chosen per value when a request is read (see `convertEither`).
+ */
+interface Step {
+  kind: "leaf" | "object" | "array" | "union" | "all";
+  strings: Reading;
+  numbers: "bigint" | "keep" | null;
+  members: Map<string, Step>;
+  /** An object's other members (a record's, a catchall's). */
+  rest: Step | null;
+  /** A tuple's first items, then `items` for the others (an array's every item). */
+  prefix: Step[];
+  items: Step | null;
+  /** A union's options, an intersection's parts. */
+  options: Step[];
+  discriminator?: { key: string; values: readonly (readonly unknown[])[] };
+  /** A literal's or an enum's values: the only strings and numbers the leaf takes. */
+  values?: readonly unknown[];
+  /** Whether a date or a bigint is read here or below: the walk skips the rest. */
+  needed: boolean;
 }
 
 // RFC 3339's date-time, what `format: date-time` names: "2026-12-04T19:00:00Z", "...T19:00:00.123+01:00".
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 const DIGITS = /^-?\d+$/;
-// How many schemas, and how deep, the check below looks through: a lazy that builds a new schema per call
-// has no end, and each level it is made to build is one zod itself then walks when it parses.
-const MAX_SCHEMAS = 10_000;
+// How deep and how many schemas the plan looks through: a lazy that builds a new schema on every call has
+// no end, and each level it is made to build is one zod then walks too. Below that, nothing converts.
 const MAX_DEPTH = 64;
+const MAX_STEPS = 10_000;
 
 /**
- * Whether a JSON body of `schema` may hold a Date or a bigint, so that a refused body is worth
- * converting: looked up once, when the route compiles. A schema too large to look through counts as one.
+ * The conversion a JSON body of `schema` needs, or null when no member is a Date or a bigint. A
+ * date-time string becomes a Date and a whole number (a safe JSON integer, or its decimal text) a
+ * bigint; anything else is left for the schema to refuse, naming the field. In a union, a place converts
+ * where the options the value may be for agree on it (a discriminated union's: the one its
+ * discriminator names), so a value a string option takes stays a string.
  *
  * @example
- * holdsDatesOrBigints(z.object({ at: z.date() })) // true
- * holdsDatesOrBigints(z.object({ title: z.string() })) // false
+ * jsonValues(z.object({ at: z.date() }))!({ at: "2026-12-04T19:00:00Z" }) // { at: Date }
+ * jsonValues(z.object({ title: z.string() })) // null
  */
-export function holdsDatesOrBigints(schema: z.ZodType): boolean {
-  const seen = new Set<unknown>();
-  const pending: [z.ZodType, number][] = [[schema, 0]];
-  while (pending.length > 0) {
-    const [next, depth] = pending.pop()!;
-    if (depth > MAX_DEPTH || seen.size >= MAX_SCHEMAS) return true;
-    // One look per schema as its wrappers and lazies unwrap to, so a schema that holds itself ends.
-    const key = seam.unwrap(next, "input");
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const parts = seam.jsonParts(next);
-    let below: readonly z.ZodType[] = [];
-    if (parts === null) {
-      // The input side (a date, a bigint), or what a preprocess or pipe hands on: either refuses JSON's text.
-      const { scalar } = seam.fieldKind(next);
-      const stored = seam.columnKind(next);
-      if (scalar === "date" || scalar === "bigint" || stored === "date" || stored === "bigint") return true;
-    } else if (parts.kind === "object") {
-      below = [...Object.values(parts.members), ...(parts.rest ? [parts.rest] : [])];
-    } else if (parts.kind === "array") {
-      below = [...parts.prefix, ...(parts.rest ? [parts.rest] : [])];
-    } else {
-      below = parts.kind === "union" ? parts.options : parts.parts;
+export function jsonValues(schema: z.ZodType): JsonValues | null {
+  const planner = new Planner();
+  const root = planner.stepOf(schema, 0);
+  planner.markNeeded();
+  return root.needed ? (value) => convert(root, value) : null;
+}
+
+class Planner {
+  readonly #steps: Step[] = [];
+  readonly #bySchema = new Map<unknown, Step>();
+
+  stepOf(schema: z.ZodType, depth: number): Step {
+    if (depth > MAX_DEPTH || this.#steps.length >= MAX_STEPS) return OPAQUE;
+    // One step per schema as its wrappers and lazies unwrap to, so a schema that holds itself ends.
+    const key = seam.unwrap(schema, "input");
+    const known = this.#bySchema.get(key);
+    if (known) return known;
+    const parts = seam.jsonParts(schema);
+    const step = parts === null ? leafOf(schema) : blank(parts.kind);
+    this.#steps.push(step);
+    this.#bySchema.set(key, step);
+    if (parts?.kind === "object") {
+      for (const [name, member] of Object.entries(parts.members))
+        step.members.set(name, this.stepOf(member, depth + 1));
+      step.rest = parts.rest && this.stepOf(parts.rest, depth + 1);
+    } else if (parts?.kind === "array") {
+      step.prefix = parts.prefix.map((item) => this.stepOf(item, depth + 1));
+      step.items = parts.rest && this.stepOf(parts.rest, depth + 1);
+    } else if (parts) {
+      const options = parts.kind === "union" ? parts.options : parts.parts;
+      step.options = options.map((option) => this.stepOf(option, depth + 1));
+      if (parts.kind === "union" && parts.discriminator) step.discriminator = parts.discriminator;
     }
-    for (const member of below) pending.push([member, depth + 1]);
+    return step;
   }
-  return false;
-}
 
-/**
- * Converts, in place, the values of `body` that `issues` (zod's, from parsing it as sent) refuse as no
- * date or bigint and that are one as JSON writes it: a date-time string, a safe integer, decimal
- * digits. Answers whether it converted any, so the body is worth parsing again.
- *
- * @example
- * const body = { at: "2026-12-04T19:00:00Z" };
- * convertRefused(body, schema.safeParse(body).error!.issues) // true; body.at is a Date
- */
-export function convertRefused(body: unknown, issues: readonly Issue[]): boolean {
-  const edits: Edit[] = [];
-  collect(body, issues, [], edits, false);
-  for (const { container, key, value } of edits) container[key] = value;
-  return edits.length > 0;
-}
-
-interface Edit {
-  container: Record<PropertyKey, unknown>;
-  key: PropertyKey;
-  value: unknown;
-}
-
-/**
- * The conversions `issues` call for, into `edits`. With `every`, only if each issue is one (a union's
- * option is taken whole or not at all); answers whether each was.
- */
-function collect(body: unknown, issues: readonly Issue[], base: readonly PropertyKey[], edits: Edit[], every: boolean) {
-  let all = true;
-  for (const issue of issues) {
-    const path = [...base, ...issue.path];
-    if (issue.code === "invalid_type" && (issue.expected === "date" || issue.expected === "bigint")) {
-      const place = placeOf(body, path);
-      const value = place && converted(issue.expected, place.container[place.key]);
-      if (place && value !== undefined) {
-        edits.push({ ...place, value });
-        continue;
+  /** Marks every step with a date or a bigint at or below it, from those steps up (the graph may loop). */
+  markNeeded(): void {
+    const above = new Map<Step, Step[]>();
+    for (const step of this.#steps) {
+      for (const child of [...step.members.values(), ...step.prefix, ...step.options, step.rest, step.items]) {
+        if (!child) continue;
+        const parents = above.get(child);
+        if (parents) parents.push(step);
+        else above.set(child, [step]);
       }
-    } else if (issue.code === "invalid_union" && issue.errors) {
-      const taken = issue.errors.some((option) => {
-        const trial: Edit[] = [];
-        if (option.length === 0 || !collect(body, option, path, trial, true)) return false;
-        edits.push(...trial);
-        return true;
-      });
-      if (taken) continue;
     }
-    all = false;
-    if (every) return false;
+    const pending = this.#steps.filter((step) => isRead(step.strings) || step.numbers === "bigint");
+    for (const step of pending) step.needed = true;
+    while (pending.length > 0) {
+      for (const parent of above.get(pending.pop()!) ?? []) {
+        if (parent.needed) continue;
+        parent.needed = true;
+        pending.push(parent);
+      }
+    }
   }
-  return all;
 }
 
-/** The object or array holding the value at `path` of `body` (own members only), and its key there. */
-function placeOf(body: unknown, path: readonly PropertyKey[]): Omit<Edit, "value"> | undefined {
-  if (path.length === 0) return undefined;
-  let container: unknown = body;
-  for (const key of path.slice(0, -1)) {
-    if (typeof container !== "object" || container === null || !Object.hasOwn(container, key)) return undefined;
-    container = (container as Record<PropertyKey, unknown>)[key];
-  }
-  const key = path[path.length - 1]!;
-  if (typeof container !== "object" || container === null || !Object.hasOwn(container, key)) return undefined;
-  return { container: container as Record<PropertyKey, unknown>, key };
+function blank(kind: Step["kind"]): Step {
+  return {
+    kind,
+    strings: null,
+    numbers: null,
+    members: new Map(),
+    rest: null,
+    prefix: [],
+    items: null,
+    options: [],
+    needed: false,
+  };
 }
 
-/** `value` as the date or bigint JSON writes one as, or undefined when it is none. */
-function converted(expected: "date" | "bigint", value: unknown): unknown {
-  if (expected === "date") return typeof value === "string" ? dateTimeOf(value) : undefined;
-  if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-  // Digits alone: the sign and spaces of a query value's reading are no JSON integer's.
-  return typeof value === "string" && DIGITS.test(value) ? bigintOf(value) : undefined;
+/** What a schema with no parts takes: its strings and numbers read as a date, a bigint, or as sent. */
+function leafOf(schema: z.ZodType): Step {
+  const step = blank("leaf");
+  const { scalar, array } = seam.fieldKind(schema);
+  const stored = seam.columnKind(schema);
+  if (array) return Object.assign(step, { strings: "keep", numbers: "keep" });
+  // The input side, or what a preprocess or a pipe hands on (its output): either refuses JSON's text.
+  if (scalar === "date" || stored === "date") return Object.assign(step, { strings: "date" });
+  if (scalar === "bigint" || stored === "bigint") return Object.assign(step, { strings: "bigint", numbers: "bigint" });
+  const values = valuesOf(schema);
+  if (values) step.values = values;
+  if (scalar === "number") return Object.assign(step, { numbers: "keep" });
+  if (scalar === "boolean") return step;
+  // A string takes no number (so a union's bigint option reads one); what the seam cannot see into keeps both.
+  return Object.assign(step, { strings: "keep", numbers: stored === "string" ? null : "keep" });
+}
+
+/** The values a literal or an enum takes, from its JSON Schema (`const`, `enum`), or undefined for any other. */
+function valuesOf(schema: z.ZodType): readonly unknown[] | undefined {
+  let json: Record<string, unknown>;
+  try {
+    json = seam.toJsonSchema(schema, "3.1", "input").schema as Record<string, unknown>;
+  } catch {
+    // A schema with no JSON Schema (a custom check) is no literal.
+    return undefined;
+  }
+  if ("const" in json) return [json.const];
+  return Array.isArray(json.enum) ? json.enum : undefined;
+}
+
+/** Past the plan's bounds: takes anything as sent, converts nothing. */
+const OPAQUE: Step = Object.assign(blank("leaf"), { strings: "keep", numbers: "keep" });
+
+function isRead(reading: Reading): boolean {
+  return reading === "date" || reading === "bigint";
+}
+
+function convert(step: Step, value: unknown): unknown {
+  if (!step.needed) return value;
+  switch (step.kind) {
+    case "leaf":
+      return scalarOf([step], value);
+    case "all":
+      // Every part must take the value: each converts what it declares.
+      return step.options.reduce((current, part) => convert(part, current), value);
+    default:
+      return convertEither([step], value);
+  }
+}
+
+/**
+ * `value` read by whichever of `steps` it is for: each place converts where the steps that take a value
+ * of its kind there agree, so each value of a request is visited once, whatever its unions.
+ */
+function convertEither(steps: readonly Step[], value: unknown): unknown {
+  const candidates = forValue(steps, value);
+  if (candidates.length === 0) return value;
+  if (candidates.length === 1 && candidates[0]!.kind !== "union") {
+    const [only] = candidates;
+    if (only!.kind !== "object" && only!.kind !== "array") return convert(only!, value);
+  }
+  if (typeof value !== "object" || value === null) return scalarOf(candidates, value);
+  if (Array.isArray(value)) {
+    const arrays = candidates.filter((step) => step.kind === "array");
+    for (let i = 0; i < value.length; i++) {
+      value[i] = convertEither(present(arrays.map((step) => step.prefix[i] ?? step.items)), value[i]);
+    }
+    return value;
+  }
+  const objects = candidates.filter((step) => step.kind === "object");
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    const below = present(objects.map((step) => step.members.get(name) ?? step.rest));
+    if (below.some((step) => step.needed)) record[name] = convertEither(below, record[name]);
+  }
+  return value;
+}
+
+/**
+ * The steps a value may be read by: unions opened up (a discriminated one to the option its
+ * discriminator names), intersections kept whole, steps of another kind than the value's left out.
+ */
+function forValue(steps: readonly Step[], value: unknown): Step[] {
+  const found = new Set<Step>();
+  const open = (step: Step, depth: number): void => {
+    if (step.kind !== "union") {
+      found.add(step);
+      return;
+    }
+    // A union of unions opens as deep as the plan goes (its depth bounds it).
+    if (depth > MAX_DEPTH) return void found.add(OPAQUE);
+    const chosen = chosenOption(step, value);
+    for (const option of chosen === undefined ? step.options : [chosen]) open(option, depth + 1);
+  };
+  for (const step of steps) open(step, 0);
+  const shape = typeof value !== "object" || value === null ? "leaf" : Array.isArray(value) ? "array" : "object";
+  return [...found].filter((step) => step.kind === shape || step.kind === "all" || step === OPAQUE);
+}
+
+/** A discriminated union's option for `value`, by its discriminator; undefined for another union. */
+function chosenOption(step: Step, value: unknown): Step | undefined {
+  const { discriminator } = step;
+  if (!discriminator || typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const sent = Object.hasOwn(value, discriminator.key)
+    ? (value as Record<string, unknown>)[discriminator.key]
+    : undefined;
+  const index = discriminator.values.findIndex((values) => values.includes(sent));
+  return index === -1 ? OPAQUE : step.options[index];
+}
+
+/** The steps that are there (an option without the member and without a rest has none). */
+function present(steps: readonly (Step | null | undefined)[]): Step[] {
+  return steps.filter((step): step is Step => step != null);
+}
+
+/** A string or number as the leaves that take one agree to read it; as sent where they do not. */
+function scalarOf(all: readonly Step[], value: unknown): unknown {
+  if (all.some((step) => step.kind === "all")) {
+    return all.length === 1 ? convert(all[0]!, value) : value;
+  }
+  // A literal or an enum takes only its own values: for any other, it is no option.
+  const steps = all.filter((step) => step.values === undefined || step.values.includes(value));
+  if (typeof value === "string") {
+    const readings = new Set(steps.map((step) => step.strings).filter((reading) => reading !== null));
+    if (readings.size !== 1) return value;
+    if (readings.has("date")) return dateTimeOf(value) ?? value;
+    // Digits alone: the sign and spaces of a query value's reading are no JSON integer's.
+    return readings.has("bigint") && DIGITS.test(value) ? (bigintOf(value) ?? value) : value;
+  }
+  if (typeof value === "number") {
+    const readings = steps.map((step) => step.numbers);
+    // A number is a bigint where a leaf reads one and none takes it as a number.
+    if (readings.includes("keep") || !readings.includes("bigint")) return value;
+    return Number.isSafeInteger(value) ? BigInt(value) : value;
+  }
+  return value;
 }
 
 /**

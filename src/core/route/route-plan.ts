@@ -25,7 +25,6 @@ import {
   withPlainText,
 } from "../request/body-plan";
 import type { IncomingRequest } from "../request/incoming";
-import { convertRefused } from "../request/json-values";
 import { compilePart, extractForm, extractPart, knowing, type PartPlan } from "../request/parts";
 import { type ReadBody, readBody } from "../request/read-body";
 import type { OpenAPIRouteSchema, UnvalidatedData } from "../schema-types";
@@ -314,7 +313,11 @@ function parseBody(
   if (read.media?.kind === null) return undefined;
   if (read.bytes) result.bodyBytes = read.bytes;
   try {
-    const raw = read.form ? extractForm(read.media, read.form, errors) : read.value;
+    const raw = read.form
+      ? extractForm(read.media, read.form, errors)
+      : read.value !== undefined && read.media?.jsonValues
+        ? read.media.jsonValues(read.value)
+        : read.value;
     result.unvalidated.body = raw;
     if (raw === undefined && (read.media?.required ?? body.required)) {
       const accepted = body.accepted.replace(/, /g, " or ");
@@ -351,7 +354,7 @@ function parseAbsentBody(media: MediaPlan | undefined, result: ValidationResult)
 const asyncSchemas = new WeakSet<z.ZodType>();
 
 /** What a part's or a body's plan gives parsing: where the output goes (`body`, `query`, ...) and its schema. */
-type ParsePlan = Pick<PartPlan | MediaPlan, "name" | "schema" | "standard"> & { convertsJson?: boolean };
+type ParsePlan = Pick<PartPlan | MediaPlan, "name" | "schema" | "standard">;
 
 /** Parses `raw` with the plan's schema, storing the output or collecting the issues under the part's path. */
 function parseInto(
@@ -367,9 +370,6 @@ function parseInto(
   let result: z.ZodSafeParseResult<unknown>;
   try {
     result = schema.safeParse(raw);
-    // A JSON date or bigint is refused as sent: converted where refused, and the body parsed again.
-    if (!result.success && plan.convertsJson && convertRefused(raw, result.error.issues))
-      result = schema.safeParse(raw);
   } catch (err) {
     // zod refuses async refinements in a sync parse; remember and go async for this schema from now on.
     if (!seam.isAsyncParseError(err)) throw err;
@@ -386,11 +386,7 @@ async function parseAsyncInto(
   validated: Record<string, unknown>,
   errors: ApiException[],
 ): Promise<void> {
-  let result = await plan.schema.safeParseAsync(raw);
-  if (!result.success && plan.convertsJson && convertRefused(raw, result.error.issues)) {
-    result = await plan.schema.safeParseAsync(raw);
-  }
-  store(result, plan.name, validated, errors);
+  store(await plan.schema.safeParseAsync(raw), plan.name, validated, errors);
 }
 
 function store(

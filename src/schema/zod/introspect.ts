@@ -180,8 +180,17 @@ export function jsonParts(schema: z.ZodType): JsonParts<z.ZodType> | null {
       return { kind: "array", prefix: [], rest: def.element as z.ZodType };
     case "tuple":
       return { kind: "array", prefix: def.items as z.ZodType[], rest: (def.rest as z.ZodType | null) ?? null };
-    case "union":
-      return { kind: "union", options: def.options as z.ZodType[] };
+    case "union": {
+      const options = def.options as z.ZodType[];
+      const key = def.discriminator as string | undefined;
+      if (typeof key !== "string") return { kind: "union", options };
+      // zod's own table of each option's values of the discriminator (`propValues`), as its parse dispatches.
+      const values = options.map((option) => {
+        const taken = (option._zod as { propValues?: Record<string, Set<unknown>> }).propValues?.[key];
+        return taken ? [...taken] : [];
+      });
+      return { kind: "union", options, discriminator: { key, values } };
+    }
     case "intersection":
       return { kind: "all", parts: [def.left as z.ZodType, def.right as z.ZodType] };
     default:
