@@ -237,6 +237,8 @@ const stringOrDate = z.discriminatedUnion("type", [
   z.object({ type: z.literal("s"), v: z.string() }),
   z.object({ type: z.literal("d"), v: z.date() }),
 ]);
+/** A union holding itself twice over, through a lazy and its nullable: one step, opened once per value. */
+const Either: z.ZodType = z.union([z.date(), z.lazy(() => Either).nullable(), z.lazy(() => Either).optional()]);
 /** A lazy that builds a new schema on every call: no end to its depth. */
 const endless = (): z.ZodType => z.object({ child: z.lazy(endless).optional(), s: z.string().optional() });
 const at = "2026-12-04T19:00:00Z";
@@ -300,6 +302,32 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     sent: { v: at, w: "now" },
     read: { v: atOut, w: "now" },
   },
+  "self-holding-union": { schema: z.object({ at: Either }), sent: { at }, read: { at: atOut } },
+  // A pipe from a string takes the text: its own coercion reads it.
+  "string-piped-to-date": {
+    schema: z.object({ at: z.iso.datetime().pipe(z.coerce.date()), n: z.string().pipe(z.coerce.bigint()) }),
+    sent: { at, n: "123" },
+    read: { at: atOut, n: 123 },
+  },
+  // Options that take no such text (null, a literal, a template) leave it to the date.
+  "date-beside-null-literal-template": {
+    schema: z.object({
+      a: z.union([z.date(), z.null()]),
+      b: z.union([z.literal("x").nullable(), z.date()]),
+      c: z.union([z.templateLiteral(["id-", z.string()]), z.date()]),
+      d: z.union([z.bigint(), z.null()]),
+    }),
+    sent: { a: at, b: at, c: at, d: 5 },
+    read: { a: atOut, b: atOut, c: atOut, d: 5 },
+  },
+  "intersection-beside-object": {
+    schema: z.union([
+      z.intersection(z.object({ at: z.date() }), z.object({ n: z.number() })),
+      z.object({ x: z.string() }),
+    ]),
+    sent: { at, n: 1 },
+    read: { at: atOut, n: 1 },
+  },
   "bigint-or-none": {
     schema: z.object({ v: z.union([z.bigint(), z.literal("none")]), w: z.union([z.bigint(), z.literal("none")]) }),
     sent: { v: 5, w: "none" },
@@ -309,11 +337,6 @@ const DATED_SHAPES: Record<string, { schema: z.ZodType; sent: unknown; read: unk
     schema: z.object({ v: z.union([z.bigint(), z.string().transform((text) => `text ${text}`)]) }),
     sent: { v: "12" },
     read: { v: "text 12" },
-  },
-  preprocessed: {
-    schema: z.object({ v: z.preprocess((x) => (typeof x === "string" ? x.trim() : x), z.date()) }),
-    sent: { v: at },
-    read: { v: atOut },
   },
   "number-or-bigint-option": {
     schema: z.discriminatedUnion("type", [

@@ -30,6 +30,8 @@ interface Step {
   discriminator?: { key: string; values: readonly (readonly unknown[])[] };
   /** A literal's or an enum's values: the only strings and numbers the leaf takes. */
   values?: readonly unknown[];
+  /** A template literal's (or a string's) pattern: the only strings the leaf takes. */
+  pattern?: RegExp;
   /** Whether a date or a bigint is read here or below: the walk skips the rest. */
   needed: boolean;
 }
@@ -130,30 +132,66 @@ function blank(kind: Step["kind"]): Step {
 function leafOf(schema: z.ZodType): Step {
   const step = blank("leaf");
   const { scalar, array } = seam.fieldKind(schema);
-  const stored = seam.columnKind(schema);
   if (array) return Object.assign(step, { strings: "keep", numbers: "keep" });
-  // The input side, or what a preprocess or a pipe hands on (its output): either refuses JSON's text.
+  const json = inputJsonOf(schema);
+  const type = json && jsonType(json);
+  // Only where the input side has no type of its own (a preprocess, a transform) does its output decide.
+  const stored = type === undefined ? seam.columnKind(schema) : undefined;
   if (scalar === "date" || stored === "date") return Object.assign(step, { strings: "date" });
   if (scalar === "bigint" || stored === "bigint") return Object.assign(step, { strings: "bigint", numbers: "bigint" });
-  const values = valuesOf(schema);
+  // null and undefined take neither a string nor a number.
+  if (type === "null") return step;
+  const values = json && valuesOf(json);
   if (values) step.values = values;
+  const pattern = json && typeof json.pattern === "string" ? patternOf(json.pattern) : undefined;
+  if (pattern) step.pattern = pattern;
   if (scalar === "number") return Object.assign(step, { numbers: "keep" });
   if (scalar === "boolean") return step;
   // A string takes no number (so a union's bigint option reads one); what the seam cannot see into keeps both.
-  return Object.assign(step, { strings: "keep", numbers: stored === "string" ? null : "keep" });
+  return Object.assign(step, { strings: "keep", numbers: type === "string" ? null : "keep" });
 }
 
-/** The values a literal or an enum takes, from its JSON Schema (`const`, `enum`), or undefined for any other. */
-function valuesOf(schema: z.ZodType): readonly unknown[] | undefined {
-  let json: Record<string, unknown>;
+/** The schema's input side as JSON Schema, or undefined for one that has none (a custom check). */
+function inputJsonOf(schema: z.ZodType): Record<string, unknown> | undefined {
   try {
-    json = seam.toJsonSchema(schema, "3.1", "input").schema as Record<string, unknown>;
+    return seam.toJsonSchema(schema, "3.1", "input").schema as Record<string, unknown>;
   } catch {
-    // A schema with no JSON Schema (a custom check) is no literal.
     return undefined;
   }
-  if ("const" in json) return [json.const];
-  return Array.isArray(json.enum) ? json.enum : undefined;
+}
+
+/** The one type a JSON Schema names, a nullable one's other type included ("null" when it names only that). */
+function jsonType(json: Record<string, unknown>): string | undefined {
+  if (typeof json.type === "string") return json.type;
+  const types = Array.isArray(json.type) ? json.type : alternatives(json).map((member) => member.type);
+  const named = types.filter((type): type is string => typeof type === "string");
+  const others = named.filter((type) => type !== "null");
+  if (named.length === 0) return undefined;
+  return others.length === 0 ? "null" : others.length === 1 ? others[0] : undefined;
+}
+
+function alternatives(json: Record<string, unknown>): Record<string, unknown>[] {
+  const list = json.anyOf ?? json.oneOf;
+  return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
+}
+
+/** The values a literal or an enum takes (`const`, `enum`, a nullable one's among `anyOf`), or undefined for any other. */
+function valuesOf(json: Record<string, unknown>): readonly unknown[] | undefined {
+  const members = alternatives(json).filter((member) => member.type !== "null");
+  const own = (member: Record<string, unknown>): unknown[] | undefined =>
+    "const" in member ? [member.const] : Array.isArray(member.enum) ? member.enum : undefined;
+  if (members.length === 0) return own(json);
+  const each = members.map(own);
+  return each.every((values) => values !== undefined) ? each.flat() : undefined;
+}
+
+/** A string schema's pattern (a template literal's), or undefined when it does not compile. */
+function patternOf(source: string): RegExp | undefined {
+  try {
+    return new RegExp(source, "u");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Past the plan's bounds: takes anything as sent, converts nothing. */
@@ -210,7 +248,11 @@ function convertEither(steps: readonly Step[], value: unknown): unknown {
  */
 function forValue(steps: readonly Step[], value: unknown): Step[] {
   const found = new Set<Step>();
+  // Each step opened once: options that unwrap to one step (a lazy and its nullable) are one.
+  const opened = new Set<Step>();
   const open = (step: Step, depth: number): void => {
+    if (opened.has(step)) return;
+    opened.add(step);
     if (step.kind !== "union") {
       found.add(step);
       return;
@@ -222,7 +264,13 @@ function forValue(steps: readonly Step[], value: unknown): Step[] {
   };
   for (const step of steps) open(step, 0);
   const shape = typeof value !== "object" || value === null ? "leaf" : Array.isArray(value) ? "array" : "object";
-  return [...found].filter((step) => step.kind === shape || step.kind === "all" || step === OPAQUE);
+  let candidates = [...found];
+  // Beside other options, an intersection's parts are candidates too: each declares what it converts.
+  if (candidates.length > 1 && candidates.some((step) => step.kind === "all")) {
+    const parts = candidates.flatMap((step) => (step.kind === "all" ? step.options : [step]));
+    candidates = forValue(parts, value).filter((step) => step.kind !== "all");
+  }
+  return candidates.filter((step) => step.kind === shape || step.kind === "all" || step === OPAQUE);
 }
 
 /** A discriminated union's option for `value`, by its discriminator; undefined for another union. */
@@ -247,7 +295,11 @@ function scalarOf(all: readonly Step[], value: unknown): unknown {
     return all.length === 1 ? convert(all[0]!, value) : value;
   }
   // A literal or an enum takes only its own values: for any other, it is no option.
-  const steps = all.filter((step) => step.values === undefined || step.values.includes(value));
+  const steps = all.filter(
+    (step) =>
+      (step.values === undefined || step.values.includes(value)) &&
+      (step.pattern === undefined || typeof value !== "string" || step.pattern.test(value)),
+  );
   if (typeof value === "string") {
     const readings = new Set(steps.map((step) => step.strings).filter((reading) => reading !== null));
     if (readings.size !== 1) return value;
