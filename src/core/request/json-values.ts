@@ -229,7 +229,9 @@ function convertEither(steps: readonly Step[], value: unknown): unknown {
   if (Array.isArray(value)) {
     const arrays = candidates.filter((step) => step.kind === "array");
     for (let i = 0; i < value.length; i++) {
-      value[i] = convertEither(present(arrays.map((step) => step.prefix[i] ?? step.items)), value[i]);
+      const below = present(arrays.map((step) => step.prefix[i] ?? step.items));
+      // As for members: an item with no date or bigint below it is not looked into.
+      if (below.some((step) => step.needed)) value[i] = convertEither(below, value[i]);
     }
     return value;
   }
